@@ -1,0 +1,321 @@
+"""Custom autograd Functions: the tutorial's MyReLU, its modern twin, a registry of teaching
+Functions with hand-written backwards, deliberately broken backwards, and a gradcheck helper.
+
+A ``torch.autograd.Function`` has two halves that always travel together:
+
+* ``forward`` computes the output from the input and stashes on ``ctx`` whatever ``backward`` needs;
+* ``backward`` receives ``grad_output`` (dLoss/dOutput, same shape as the output) and must return
+  ``grad_input`` (dLoss/dInput, same shape as the input). By the chain rule that is
+  ``grad_output * f'(input)`` for an element-wise function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+from torch.autograd import Function
+
+
+class MyReLU(Function):
+    """ReLU written the tutorial's way: ``forward(ctx, input)`` and ``backward(ctx, grad_output)``."""
+
+    @staticmethod
+    def forward(ctx, input):
+        """In: ``input``, any shape. Out: ``input`` with every negative entry replaced by 0.
+
+        ``ctx.save_for_backward`` keeps the input for backward. It only stores tensors, and it lets
+        autograd check that nobody modified them in place before backward ran.
+        """
+        ctx.save_for_backward(input)
+        # clamp(min=0) maps [-1, -2, 3] to [0, 0, 3]
+        return input.clamp(min=0)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        """In: ``grad_output`` = dLoss/dOutput. Out: ``grad_input`` = dLoss/dInput, same shape.
+
+        ReLU's slope is 1 where the input was positive and 0 where it was negative, so the incoming
+        gradient passes through unchanged except where the input was < 0, where it is zeroed.
+        """
+        (input,) = ctx.saved_tensors
+        grad_input = grad_output.clone()  # never modify grad_output in place: autograd may reuse it
+        grad_input[input < 0] = 0
+        return grad_input
+
+
+class MyReLUModern(Function):
+    """The same ReLU in the modern form: ``forward`` without ctx, plus ``setup_context``.
+
+    Separating the maths (``forward``) from the bookkeeping (``setup_context``) is what lets
+    ``torch.func`` transforms such as ``vmap`` and ``jacrev`` work with a custom Function.
+    """
+
+    generate_vmap_rule = True  # only possible in this form: torch.func derives vmap from forward
+
+    @staticmethod
+    def forward(input):
+        """In: ``input``. Out: ``input.clamp(min=0)``. No ctx here: forward is pure maths."""
+        return input.clamp(min=0)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Called after forward with its inputs and output; saves what backward needs."""
+        (input,) = inputs
+        ctx.save_for_backward(input)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        """Identical to ``MyReLU.backward``: zero the gradient where the input was < 0."""
+        (input,) = ctx.saved_tensors
+        grad_input = grad_output.clone()
+        grad_input[input < 0] = 0
+        return grad_input
+
+
+relu = MyReLU.apply
+
+
+class MyLeakyReLU(Function):
+    """LeakyReLU with slope 0.01 for negative inputs."""
+
+    SLOPE = 0.01
+
+    @staticmethod
+    def forward(ctx, input):
+        """Out: ``input`` where positive, ``0.01 * input`` where negative."""
+        ctx.save_for_backward(input)
+        return torch.where(input >= 0, input, input * MyLeakyReLU.SLOPE)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        """The slope is 1 for positive inputs and 0.01 for negative ones; multiply it in."""
+        (input,) = ctx.saved_tensors
+        return grad_output * torch.where(input >= 0, 1.0, MyLeakyReLU.SLOPE).to(grad_output.dtype)
+
+
+class MySigmoid(Function):
+    """Sigmoid, saving its *output*: sigmoid'(x) = s * (1 - s) needs only s."""
+
+    @staticmethod
+    def forward(ctx, input):
+        """Out: ``s = 1 / (1 + exp(-input))``; s is saved, not the input."""
+        s = torch.sigmoid(input)
+        ctx.save_for_backward(s)
+        return s
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        """grad_input = grad_output * s * (1 - s)."""
+        (s,) = ctx.saved_tensors
+        return grad_output * s * (1 - s)
+
+
+class MyTanh(Function):
+    """Tanh, saving its output: tanh'(x) = 1 - tanh(x)^2."""
+
+    @staticmethod
+    def forward(ctx, input):
+        """Out: ``t = tanh(input)``; t is saved."""
+        t = torch.tanh(input)
+        ctx.save_for_backward(t)
+        return t
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        """grad_input = grad_output * (1 - t^2)."""
+        (t,) = ctx.saved_tensors
+        return grad_output * (1 - t * t)
+
+
+class MySoftplus(Function):
+    """Softplus, log(1 + exp(x)): a smooth ReLU whose derivative is the sigmoid."""
+
+    @staticmethod
+    def forward(ctx, input):
+        """Out: ``log(1 + exp(input))``, computed stably by ``torch.nn.functional.softplus``."""
+        ctx.save_for_backward(input)
+        return torch.nn.functional.softplus(input)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        """grad_input = grad_output * sigmoid(input)."""
+        (input,) = ctx.saved_tensors
+        return grad_output * torch.sigmoid(input)
+
+
+class MyExp(Function):
+    """Exp, the Function whose derivative is itself: save the output and reuse it."""
+
+    @staticmethod
+    def forward(ctx, input):
+        """Out: ``e = exp(input)``; e is saved."""
+        e = torch.exp(input)
+        ctx.save_for_backward(e)
+        return e
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        """grad_input = grad_output * e."""
+        (e,) = ctx.saved_tensors
+        return grad_output * e
+
+
+# ---- Deliberately broken backwards: each is a bug students really write. ----
+
+
+class ReLUNoChainRule(Function):
+    """BUG: returns ReLU's slope but forgets to multiply by ``grad_output`` (no chain rule)."""
+
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return input.clamp(min=0)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (input,) = ctx.saved_tensors
+        return (input > 0).to(grad_output.dtype)  # should be grad_output * (input > 0)
+
+
+class ReLUWrongComparison(Function):
+    """BUG: zeroes the gradient where the input was *positive* (comparison flipped)."""
+
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return input.clamp(min=0)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (input,) = ctx.saved_tensors
+        grad_input = grad_output.clone()
+        grad_input[input > 0] = 0  # should be input < 0
+        return grad_input
+
+
+class ReLUMaskFromGradOutput(Function):
+    """BUG: takes the mask from ``grad_output`` instead of the saved input."""
+
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return input.clamp(min=0)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grad_input = grad_output.clone()
+        grad_input[grad_output < 0] = 0  # should be input < 0
+        return grad_input
+
+
+class SigmoidSignError(Function):
+    """BUG: writes s * (s - 1) instead of s * (1 - s): the gradient has the wrong sign."""
+
+    @staticmethod
+    def forward(ctx, input):
+        s = torch.sigmoid(input)
+        ctx.save_for_backward(s)
+        return s
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (s,) = ctx.saved_tensors
+        return grad_output * s * (s - 1)  # should be s * (1 - s)
+
+
+class TanhDerivativeOfInput(Function):
+    """BUG: uses 1 - x^2 (x the input) instead of 1 - tanh(x)^2: the gradient of another function."""
+
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return torch.tanh(input)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (input,) = ctx.saved_tensors
+        return grad_output * (1 - input * input)  # should be 1 - tanh(input)**2
+
+
+class SoftplusExpGradient(Function):
+    """BUG: returns exp(x), the derivative of exp, instead of sigmoid(x), that of softplus."""
+
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return torch.nn.functional.softplus(input)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (input,) = ctx.saved_tensors
+        return grad_output * torch.exp(input)  # should be torch.sigmoid(input)
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    """One registry entry: the Function, the built-in it must match, and where it is not smooth."""
+
+    name: str
+    fn: type[Function]
+    reference: Callable[[torch.Tensor], torch.Tensor]
+    correct: bool
+    summary: str
+    kinks: tuple[float, ...] = ()
+    domain: tuple[float, float] = (-3.0, 3.0)
+
+    @property
+    def apply(self) -> Callable[[torch.Tensor], torch.Tensor]:
+        return self.fn.apply
+
+
+_SPECS = [
+    FunctionSpec("ReLU", MyReLU, torch.relu, True, "The tutorial's MyReLU: max(0, x).", (0.0,)),
+    FunctionSpec("ReLU (modern form)", MyReLUModern, torch.relu, True,
+                 "MyReLU written with forward + setup_context.", (0.0,)),
+    FunctionSpec("LeakyReLU", MyLeakyReLU, lambda x: torch.nn.functional.leaky_relu(x, 0.01), True,
+                 "x for x ≥ 0, 0.01·x below.", (0.0,)),
+    FunctionSpec("Sigmoid", MySigmoid, torch.sigmoid, True, "1 / (1 + e^-x); saves its output."),
+    FunctionSpec("Tanh", MyTanh, torch.tanh, True, "tanh(x); saves its output."),
+    FunctionSpec("Softplus", MySoftplus, torch.nn.functional.softplus, True, "log(1 + e^x), a smooth ReLU."),
+    FunctionSpec("Exp", MyExp, torch.exp, True, "e^x, its own derivative.", domain=(-2.0, 2.0)),
+    FunctionSpec("BROKEN ReLU: chain rule forgotten", ReLUNoChainRule, torch.relu, False,
+                 "backward returns the slope without multiplying by grad_output.", (0.0,)),
+    FunctionSpec("BROKEN ReLU: comparison flipped", ReLUWrongComparison, torch.relu, False,
+                 "backward zeroes the gradient where input > 0 instead of < 0.", (0.0,)),
+    FunctionSpec("BROKEN ReLU: mask from grad_output", ReLUMaskFromGradOutput, torch.relu, False,
+                 "backward masks with grad_output < 0 instead of input < 0.", (0.0,)),
+    FunctionSpec("BROKEN Sigmoid: sign error", SigmoidSignError, torch.sigmoid, False,
+                 "backward uses s·(s − 1) instead of s·(1 − s)."),
+    FunctionSpec("BROKEN Tanh: derivative of the input", TanhDerivativeOfInput, torch.tanh, False,
+                 "backward uses 1 − x² instead of 1 − tanh(x)²."),
+    FunctionSpec("BROKEN Softplus: gradient of exp", SoftplusExpGradient, torch.nn.functional.softplus,
+                 False, "backward returns e^x, the derivative of exp, not sigmoid(x)."),
+]
+
+FUNCTIONS: dict[str, FunctionSpec] = {spec.name: spec for spec in _SPECS}
+BUILTIN_ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "torch.relu": torch.relu,
+    "torch.tanh": torch.tanh,
+    "torch.sigmoid": torch.sigmoid,
+}
+
+
+def correct_functions() -> list[str]:
+    """Names of the registry entries whose backward is right."""
+    return [name for name, spec in FUNCTIONS.items() if spec.correct]
+
+
+def activation_names() -> list[str]:
+    """Every name a trainer accepts as its activation: the registry, then the built-ins."""
+    return [*FUNCTIONS, *BUILTIN_ACTIVATIONS]
+
+
+def get_activation(name: str) -> Callable[[torch.Tensor], torch.Tensor]:
+    """The callable for a registry name (its ``apply``) or a built-in such as ``"torch.relu"``."""
+    if name in FUNCTIONS:
+        return FUNCTIONS[name].apply
+    if name in BUILTIN_ACTIVATIONS:
+        return BUILTIN_ACTIVATIONS[name]
+    raise ValueError(f"activation must be one of: {', '.join(activation_names())}; not {name!r}.")

@@ -1,0 +1,124 @@
+"""Gradcheck helpers: run ``torch.autograd.gradcheck`` on a registry Function and return a report
+with both Jacobians, ready to draw.
+
+Convention used everywhere here: ``J[i, j] = d output_i / d input_j`` (rows are outputs).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .functions import FUNCTIONS, FunctionSpec
+
+MAX_POINTS = 64
+
+
+@dataclass(frozen=True)
+class GradcheckReport:
+    """What gradcheck concluded, and the evidence: the analytical and numerical Jacobians."""
+
+    name: str
+    passed: bool  # torch.autograd.gradcheck's verdict
+    gradgrad_passed: bool | None  # gradgradcheck's verdict; None when not run
+    max_abs_error: float  # largest |analytical - numerical| over the Jacobian
+    worst: tuple[int, int]  # (output, input) index of that largest error
+    input: np.ndarray  # (n,) the points checked
+    analytical: np.ndarray  # (n, n) from the Function's backward
+    numerical: np.ndarray  # (n, n) from central finite differences of forward
+    mismatch: np.ndarray  # (n, n) bool: entries outside atol + rtol * |numerical|
+    near_kink: tuple[int, ...]  # inputs closer than eps to a point where the function has no slope
+    dtype: str
+    message: str
+
+
+def sample_input(spec: FunctionSpec, n: int = 8, seed: int = 0, *, keep_off_kinks: bool = True,
+                 margin: float = 0.05) -> torch.Tensor:
+    """``n`` float64 points spread over the Function's domain, pushed at least ``margin`` off kinks."""
+    if not 1 <= n <= MAX_POINTS:
+        raise ValueError(f"n must be between 1 and {MAX_POINTS}, not {n}.")
+    g = torch.Generator().manual_seed(seed)
+    lo, hi = spec.domain
+    x = torch.rand(n, generator=g, dtype=torch.float64) * (hi - lo) + lo
+    if keep_off_kinks:
+        for k in spec.kinks:
+            close = (x - k).abs() < margin
+            x = torch.where(close, k + margin * torch.where(x >= k, 1.0, -1.0).to(x.dtype), x)
+    return x
+
+
+def _jacobians(apply, x: torch.Tensor, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """Analytical Jacobian (one backward per output) and central-difference numerical Jacobian."""
+    xg = x.detach().clone().requires_grad_(True)
+    y = apply(xg).reshape(-1)
+    analytical = torch.zeros(y.numel(), x.numel(), dtype=torch.float64)
+    for i in range(y.numel()):
+        grad_output = torch.zeros_like(y)
+        grad_output[i] = 1.0
+        (row,) = torch.autograd.grad(y, xg, grad_output, retain_graph=True, allow_unused=True)
+        if row is not None:
+            analytical[i] = row.reshape(-1).double()
+    numerical = torch.zeros_like(analytical)
+    with torch.no_grad():
+        flat = x.detach().reshape(-1)
+        for j in range(flat.numel()):
+            plus, minus = flat.clone(), flat.clone()
+            plus[j] += eps
+            minus[j] -= eps
+            diff = apply(plus.reshape(x.shape)) - apply(minus.reshape(x.shape))
+            numerical[:, j] = diff.reshape(-1).double() / (2 * eps)
+    return analytical.numpy(), numerical.numpy()
+
+
+def _run_check(check, apply, inputs, **kwargs) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # non-double inputs warn; the report says so instead
+        try:
+            return bool(check(apply, inputs, raise_exception=False, **kwargs))
+        except RuntimeError:
+            return False
+
+
+def gradcheck_report(name: str, x: torch.Tensor | None = None, *, eps: float = 1e-6, atol: float = 1e-5,
+                     rtol: float = 1e-3, gradgrad: bool = False) -> GradcheckReport:
+    """Run gradcheck on the registry Function ``name`` at points ``x`` (default: 8 points off kinks)."""
+    spec = FUNCTIONS.get(name)
+    if spec is None:
+        raise ValueError(f"Unknown Function {name!r}; choose one of: {', '.join(FUNCTIONS)}.")
+    x = sample_input(spec) if x is None else x.detach().reshape(-1)
+    if not 1 <= x.numel() <= MAX_POINTS:
+        raise ValueError(f"gradcheck_report takes 1 to {MAX_POINTS} points, not {x.numel()}.")
+    xg = x.clone().requires_grad_(True)
+    passed = _run_check(torch.autograd.gradcheck, spec.apply, (xg,), eps=eps, atol=atol, rtol=rtol)
+    gg = _run_check(torch.autograd.gradgradcheck, spec.apply, (xg,), eps=eps, atol=atol, rtol=rtol) \
+        if gradgrad else None
+    analytical, numerical = _jacobians(spec.apply, x, eps)
+    error = np.abs(analytical - numerical)
+    worst = np.unravel_index(int(np.argmax(error)), error.shape)
+    mismatch = error > atol + rtol * np.abs(numerical)
+    near = tuple(int(j) for j, v in enumerate(x.tolist()) if any(abs(v - k) < eps for k in spec.kinks))
+    return GradcheckReport(
+        name=name, passed=passed, gradgrad_passed=gg, max_abs_error=float(error.max()),
+        worst=(int(worst[0]), int(worst[1])), input=x.double().numpy(), analytical=analytical,
+        numerical=numerical, mismatch=mismatch, near_kink=near, dtype=str(x.dtype).replace("torch.", ""),
+        message=_explain(spec, passed, error, worst, near, x.dtype),
+    )
+
+
+def _explain(spec, passed, error, worst, near, dtype) -> str:
+    if passed:
+        return f"{spec.name}: backward matches finite differences (largest error {error.max():.2e})."
+    parts = [f"{spec.name}: backward disagrees with finite differences; largest error {error.max():.3g} "
+             f"at output {worst[0]}, input {worst[1]}."]
+    if near:
+        parts.append(f"Inputs {list(near)} sit on a kink, where the function has no single slope: "
+                     "finite differences average the two sides, so even a correct backward fails there.")
+    if dtype != torch.float64:
+        parts.append(f"The input is {str(dtype).replace('torch.', '')}: with eps = 1e-6 its rounding "
+                     "error swamps the difference, so use float64.")
+    if not spec.correct:
+        parts.append(f"The bug: {spec.summary}")
+    return " ".join(parts)
