@@ -266,6 +266,13 @@ class FunctionSpec:
     domain: tuple[float, float] = (-3.0, 3.0)
 
     @property
+    def reference_name(self) -> str:
+        """How the built-in reference is written in code."""
+        names = {torch.relu: "torch.relu", torch.sigmoid: "torch.sigmoid", torch.tanh: "torch.tanh",
+                 torch.exp: "torch.exp", torch.nn.functional.softplus: "F.softplus"}
+        return names.get(self.reference, "F.leaky_relu(x, 0.01)")
+
+    @property
     def apply(self) -> Callable[[torch.Tensor], torch.Tensor]:
         return self.fn.apply
 

@@ -1,0 +1,20 @@
+"""Autograd Studio: `streamlit run app.py`."""
+
+import streamlit as st
+
+from studio.boot import configure
+from studio.sidebar import sidebar
+from studio.state import remember
+
+st.set_page_config(page_title="Autograd Studio", page_icon="∂", layout="wide")
+configure()
+
+page = st.navigation([
+    st.Page("pages/home.py", title="Home", default=True),
+    st.Page("pages/custom_function.py", title="1 · Custom Function", url_path="custom_function"),
+    st.Page("pages/two_layer.py", title="2 · Two-layer net", url_path="two_layer"),
+    st.Page("pages/logistic.py", title="3 · Logistic regression", url_path="logistic"),
+])
+sidebar()
+page.run()
+remember()

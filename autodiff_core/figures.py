@@ -1,0 +1,205 @@
+"""Pure figure builders: snapshots in, figures out. No training, no Streamlit.
+
+Two kinds of output:
+* ``*_live_payload``: plain dicts for the live chart component (Plotly JSON pieces plus the recent
+  states to paint). Built without plotly's validators, since they are rebuilt up to ten times a second.
+* ``*_figure``: ``go.Figure`` objects for ``st.plotly_chart``: static charts and replay animations.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .logistic import LogisticSnapshot
+from .two_layer import TwoLayerSnapshot
+
+CLASS_COLORS = ("#d62728", "#1f77b4")  # class 0 red, class 1 blue, as in the tutorial
+FONT = {"size": 16}
+WINDOW = 60  # recent states sent to the browser on each update
+MAX_FRAMES = 200  # replay animations are thinned to about this many frames
+
+
+def _finite(*values: float) -> bool:
+    return all(math.isfinite(v) for v in values)
+
+
+def thin(items: Sequence, limit: int = MAX_FRAMES) -> list:
+    """At most ``limit`` items, evenly spread, always keeping the first and the last."""
+    if len(items) <= limit:
+        return list(items)
+    idx = np.unique(np.linspace(0, len(items) - 1, limit).round().astype(int))
+    return [items[i] for i in idx]
+
+
+def _payload(run_id, status, status_text, layout, base, curves, states, *, height=420, empty_caption=""):
+    return {"run": run_id, "status": status, "status_text": status_text, "layout": layout, "base": base,
+            "curves": curves, "states": states[-WINDOW:], "height": height, "pace_ms": 40,
+            "max_behind": WINDOW // 2, "empty_caption": empty_caption}
+
+
+# ---- two-layer net ----
+
+def two_layer_metrics(s: TwoLayerSnapshot) -> list[list[str]]:
+    return [["step", f"{s.step:,}"], ["loss", f"{s.loss:.4g}"], ["‖w1‖", f"{s.w1_norm:.4g}"],
+            ["‖w2‖", f"{s.w2_norm:.4g}"], ["‖∂loss/∂w1‖", f"{s.grad_w1_norm:.3g}"],
+            ["‖∂loss/∂w2‖", f"{s.grad_w2_norm:.3g}"]]
+
+
+def two_layer_live_payload(snaps: Sequence[TwoLayerSnapshot], *, run_id: str, status: str, status_text: str,
+                           steps: int) -> dict:
+    """Loss curve on a log scale, with the weight and gradient norms as metrics."""
+    good = [s for s in snaps if not s.diverged and _finite(s.loss) and s.loss > 0]
+    layout = {
+        "template": "plotly_white", "font": FONT, "margin": {"l": 70, "r": 20, "t": 10, "b": 55},
+        "xaxis": {"title": {"text": "step"}, "range": [0, max(steps - 1, 1)]},
+        "yaxis": {"title": {"text": "loss (sum of squares)"}, "type": "log", "exponentformat": "power"},
+        "showlegend": False,
+    }
+    base = [{"type": "scatter", "mode": "lines", "name": "loss", "line": {"width": 3, "color": "#1f77b4"}}]
+    curves = {0: {"x": [s.step for s in good], "y": [s.loss for s in good]}}
+    states = [{"seq": s.step, "step": s.step, "traces": {}, "caption": f"Step {s.step:,} of {steps:,}",
+               "metrics": two_layer_metrics(s)} for s in good[-WINDOW:]]
+    return _payload(run_id, status, status_text, layout, base, curves, states,
+                    empty_caption="Press Train to start.")
+
+
+# ---- logistic regression ----
+
+def data_ranges(x: np.ndarray, pad: float = 1.0) -> tuple[list[float], list[float]]:
+    """Fixed axis ranges around the points, so the view never jumps while the boundary moves."""
+    lo, hi = x.min(axis=0) - pad, x.max(axis=0) + pad
+    return [float(lo[0]), float(hi[0])], [float(lo[1]), float(hi[1])]
+
+
+def boundary_line(s: LogisticSnapshot, x_range: list[float]) -> dict:
+    """The line w0*x + w1*y + b = 0 across the plot, as a trace update (vertical when w1 == 0)."""
+    if not _finite(s.w0, s.w1, s.b) or (s.w0 == 0 and s.w1 == 0):
+        return {"x": [], "y": []}
+    if s.w1 == 0:
+        x = -s.b / s.w0
+        return {"x": [x, x], "y": [-1e6, 1e6]}
+    xs = list(x_range)
+    return {"x": xs, "y": [(-s.w0 * v - s.b) / s.w1 for v in xs]}
+
+
+def logistic_caption(s: LogisticSnapshot) -> str:
+    """The tutorial's caption: iteration, w0, w1, b and accuracy (and its Loss= label)."""
+    return (f"Iteration: {s.iteration}   w0: {s.w0:.2f}   w1: {s.w1:.2f}   b: {s.b:.2f}   "
+            f"accuracy: {s.accuracy:.2%}   Loss={s.loss:.4f}")
+
+
+def logistic_metrics(s: LogisticSnapshot) -> list[list[str]]:
+    return [["iteration", f"{s.iteration:,}"], ["loss", f"{s.loss:.4f}"], ["accuracy", f"{s.accuracy:.1%}"],
+            ["w0", f"{s.w0:.3f}"], ["w1", f"{s.w1:.3f}"], ["b", f"{s.b:.3f}"]]
+
+
+def _logistic_layout(x: np.ndarray, max_iterations: int) -> dict:
+    xr, yr = data_ranges(x)
+    return {
+        "template": "plotly_white", "font": FONT, "margin": {"l": 55, "r": 55, "t": 30, "b": 55},
+        "xaxis": {"domain": [0, 0.55], "range": xr, "title": {"text": "x₀"}, "zeroline": False},
+        "yaxis": {"range": yr, "title": {"text": "x₁"}, "zeroline": False},
+        "xaxis2": {"domain": [0.66, 1], "anchor": "y2", "range": [0, max(max_iterations - 1, 1)],
+                   "title": {"text": "iteration"}},
+        "yaxis2": {"anchor": "x2", "title": {"text": "BCE loss"}, "rangemode": "tozero"},
+        "yaxis3": {"anchor": "x2", "overlaying": "y2", "side": "right", "range": [0, 1.02],
+                   "tickvals": [0, 0.25, 0.5, 0.75, 1], "title": {"text": "accuracy"}, "tickformat": ".0%",
+                   "showgrid": False},
+        "legend": {"orientation": "h", "y": 1.08, "x": 0},
+        "uirevision": "keep",
+    }
+
+
+def _logistic_base(x: np.ndarray, y: np.ndarray) -> list[dict]:
+    points = [{"type": "scatter", "mode": "markers", "name": f"class {c}", "x": x[y == c, 0].tolist(),
+               "y": x[y == c, 1].tolist(), "marker": {"color": CLASS_COLORS[c], "size": 8, "opacity": 0.8}}
+              for c in (0, 1)]
+    return points + [
+        {"type": "scatter", "mode": "lines", "name": "decision boundary", "x": [], "y": [],
+         "line": {"color": "#2ca02c", "width": 4}},
+        {"type": "scatter", "mode": "lines", "name": "loss", "xaxis": "x2", "yaxis": "y2",
+         "line": {"color": "#ff7f0e", "width": 3}},
+        {"type": "scatter", "mode": "lines", "name": "accuracy", "xaxis": "x2", "yaxis": "y3",
+         "line": {"color": "#9467bd", "width": 3, "dash": "dot"}},
+    ]
+
+
+def logistic_live_payload(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: np.ndarray, *, run_id: str,
+                          status: str, status_text: str, max_iterations: int) -> dict:
+    """Points, the moving boundary, and loss and accuracy curves beside them."""
+    good = [s for s in snaps if not s.diverged]
+    layout = _logistic_layout(x, max_iterations)
+    curves = {3: {"x": [s.iteration for s in good], "y": [s.loss for s in good]},
+              4: {"x": [s.iteration for s in good], "y": [s.accuracy for s in good]}}
+    states = [{"seq": s.iteration, "step": s.iteration, "traces": {2: boundary_line(s, layout["xaxis"]["range"])},
+               "caption": logistic_caption(s), "metrics": logistic_metrics(s)} for s in good[-WINDOW:]]
+    return _payload(run_id, status, status_text, layout, _logistic_base(x, y), curves, states, height=460,
+                    empty_caption="Press Train to start.")
+
+
+def logistic_replay_figure(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: np.ndarray,
+                           max_iterations: int):
+    """The finished run as an animation: Play/Pause and a slider, played by the browser alone."""
+    import plotly.graph_objects as go
+
+    good = [s for s in snaps if not s.diverged]
+    layout = _logistic_layout(x, max_iterations)
+    xr = layout["xaxis"]["range"]
+    frames = []
+    for s in thin(good):
+        upto = [t for t in good if t.iteration <= s.iteration]
+        frames.append(go.Frame(name=str(s.iteration), traces=[2, 3, 4], data=[
+            go.Scatter(boundary_line(s, xr)),
+            go.Scatter(x=[t.iteration for t in upto], y=[t.loss for t in upto]),
+            go.Scatter(x=[t.iteration for t in upto], y=[t.accuracy for t in upto]),
+        ], layout={"title": {"text": logistic_caption(s)}}))
+    fig = go.Figure(data=_logistic_base(x, y), layout=layout, frames=frames)
+    if frames:  # start on the final state; Play runs from the beginning
+        for i, update in zip((2, 3, 4), frames[-1].data, strict=True):
+            fig.data[i].update(x=update.x, y=update.y)
+        fig.update_layout(title={"text": frames[-1].layout.title.text, "font": {"size": 15}})
+    fig.update_layout(margin={"t": 110, "b": 150}, height=620, updatemenus=[_play_pause()],
+                      sliders=[_slider([f.name for f in frames])])
+    return fig
+
+
+def _play_pause() -> dict:
+    play = {"frame": {"duration": 120, "redraw": False}, "fromcurrent": False, "transition": {"duration": 0}}
+    pause = {"frame": {"duration": 0, "redraw": False}, "mode": "immediate", "transition": {"duration": 0}}
+    return {"type": "buttons", "direction": "left", "x": 0, "y": -0.2, "xanchor": "left", "yanchor": "top",
+            "showactive": False, "buttons": [{"label": "▶ Play", "method": "animate", "args": [None, play]},
+                                             {"label": "❚❚ Pause", "method": "animate", "args": [[None], pause]}]}
+
+
+def _slider(names: list[str]) -> dict:
+    return {"active": max(len(names) - 1, 0), "x": 0.25, "len": 0.75, "y": -0.14, "yanchor": "top",
+            "currentvalue": {"prefix": "iteration "},
+            "steps": [{"label": n, "method": "animate",
+                       "args": [[n], {"mode": "immediate", "frame": {"duration": 0, "redraw": False},
+                                      "transition": {"duration": 0}}]} for n in names]}
+
+
+# ---- one Function, one forward and backward ----
+
+def function_figure(name: str, curve_x: Sequence[float], curve_y: Sequence[float], x: Sequence[float],
+                    output: Sequence[float], grad_input: Sequence[float], reference_grad: Sequence[float],
+                    reference_name: str):
+    """Left: the function and the student's points. Right: backward's grad_input beside the built-in's."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("forward: output = f(input)",
+                                                        "backward: grad_input per element"))
+    fig.add_trace(go.Scatter(x=list(curve_x), y=list(curve_y), mode="lines", name=f"{name} forward",
+                             line={"color": "#7f7f7f", "width": 2}), 1, 1)
+    fig.add_trace(go.Scatter(x=list(x), y=list(output), mode="markers", name="your inputs",
+                             marker={"size": 12, "color": "#1f77b4"}), 1, 1)
+    labels = [f"x[{i}]={v:g}" for i, v in enumerate(x)]
+    fig.add_trace(go.Bar(x=labels, y=list(grad_input), name=f"{name}.backward", marker_color="#1f77b4"), 1, 2)
+    fig.add_trace(go.Bar(x=labels, y=list(reference_grad), name=reference_name, marker_color="#ff7f0e"), 1, 2)
+    fig.update_layout(template="plotly_white", font=FONT, barmode="group", height=420,
+                      margin={"l": 50, "r": 20, "t": 50, "b": 60}, legend={"orientation": "h", "y": -0.2})
+    return fig

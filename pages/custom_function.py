@@ -1,0 +1,87 @@
+"""Lesson 1: how MyReLU's forward and backward work, one element at a time."""
+
+import inspect
+
+import numpy as np
+import streamlit as st
+import torch
+
+from autodiff_core import FUNCTIONS, gradcheck_report, resolve_dtype
+from autodiff_core.figures import function_figure
+from autodiff_core.inspector import trace_function
+from studio.inputs import parse_vector
+from studio.page import require_app
+from studio.sidebar import current_settings
+from studio.state import init_state
+
+require_app()
+st.title("1 · A custom autograd Function")
+st.markdown(
+    "A `torch.autograd.Function` pairs a **forward** (compute the output, save what backward needs in `ctx`) "
+    "with a **backward** (receive `grad_output` = ∂loss/∂output, return `grad_input` = ∂loss/∂input). "
+    "For ReLU, backward passes the gradient through where the input was positive and zeroes it where it "
+    "was negative."
+)
+
+init_state({"cf_function": "ReLU", "cf_input": "-2, -1, -0.5, 0.5, 1, 2.5",
+            "cf_grad_output": "1, 1, 1, 1, 1, 1"})
+
+
+def custom_function_ui() -> tuple[str, list[float] | None, list[float] | None, str]:
+    """Read the widgets; returns (Function name, input, grad_output, error message)."""
+    c1, c2, c3 = st.columns([2, 3, 3])
+    name = c1.selectbox("Function", list(FUNCTIONS), key="cf_function",
+                        help="The tutorial's MyReLU first; the BROKEN ones hide a classic bug in backward.")
+    x, err = parse_vector(c2.text_input("Input x (comma-separated)", key="cf_input"), name="the input")
+    g, err_g = parse_vector(c3.text_input("grad_output fed into backward", key="cf_grad_output"),
+                            name="grad_output")
+    if x is not None and g is not None and len(g) != len(x):
+        return name, x, None, (f"grad_output needs one number per input element: {len(x)}, "
+                               f"not {len(g)}.")
+    return name, x, g, err or err_g
+
+
+name, x, g, error = custom_function_ui()
+spec = FUNCTIONS[name]
+if error:
+    st.error(error)
+    st.stop()
+
+dtype = resolve_dtype(current_settings().dtype)
+trace = trace_function(name, torch.tensor(x, dtype=dtype), torch.tensor(g, dtype=dtype))
+reference = spec.reference_name
+
+st.subheader("Step by step")
+steps = {
+    "1 · input x": trace.input,
+    "2 · forward returns": trace.output,
+    **{f"3 · ctx.saved_tensors[{i}]": s.values for i, s in enumerate(trace.saved)},
+    "4 · grad_output (fed in)": trace.grad_output,
+    f"5 · {name}.backward returns": trace.grad_input,
+    f"6 · {reference} backward": trace.reference_grad_input,
+}
+st.dataframe({"step": list(steps), **{f"x[{i}]": [round(v[i], 6) for v in steps.values()]
+                                       for i in range(len(x))}}, hide_index=True, width="stretch")
+shapes = ", ".join(f"shape {s.shape}, {s.dtype}, on {s.device}" for s in trace.saved)
+st.caption(f"ctx.saved_tensors holds {len(trace.saved)} tensor(s): {shapes}. "
+           f"ctx.needs_input_grad = {trace.needs_input_grad}.")
+
+lo, hi = min(min(x), -3.0), max(max(x), 3.0)
+curve_x = np.linspace(lo, hi, 301)
+curve_y = spec.reference(torch.tensor(curve_x)).tolist()
+st.plotly_chart(function_figure(name, curve_x, curve_y, trace.input, trace.output, trace.grad_input,
+                                trace.reference_grad_input, reference), key="cf_figure")
+
+report = gradcheck_report(name, torch.tensor(x, dtype=torch.float64))
+same = trace.grad_input == trace.reference_grad_input
+if report.passed:
+    st.success(f"gradcheck passed (float64): {report.message}")
+else:
+    st.error(f"gradcheck failed (float64): {report.message}")
+if same:
+    st.markdown(f"**{name}.backward returns exactly what {reference} gives**, element for element.")
+else:
+    st.markdown(f"**{name}.backward differs from {reference}**: compare rows 5 and 6 above.")
+
+with st.expander("Show the code that ran", expanded=False):
+    st.code(inspect.getsource(spec.fn), language="python")

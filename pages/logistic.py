@@ -1,0 +1,87 @@
+"""Lesson 3: logistic regression as an nn.Module; the decision boundary moves as it learns."""
+
+import inspect
+
+import streamlit as st
+
+from autodiff_core import LogisticConfig, train_logistic
+from autodiff_core.figures import logistic_live_payload, logistic_replay_figure
+from autodiff_core.logistic import make_data_and_model
+from studio.live_chart import live_chart
+from studio.live_view import controls, live_section, status_text
+from studio.page import require_app
+from studio.runner import LiveRun
+from studio.sidebar import current_settings
+from studio.state import init_state
+
+require_app()
+st.title("3 · Logistic regression with an nn.Module")
+st.markdown(
+    "`Linear(2, 1)` followed by `Sigmoid` gives the probability of class 1. `BCELoss` measures the error and "
+    "`torch.optim.SGD` with momentum updates the weights. The green line is where the model says 50/50: "
+    "w0·x₀ + w1·x₁ + b = 0. Training stops once the accuracy passes the target."
+)
+
+D = LogisticConfig()
+init_state({"lr_n": D.n_per_class, "lr_mean": D.mean, "lr_bias": D.bias, "lr_lr": D.learning_rate,
+            "lr_momentum": D.momentum, "lr_iters": D.max_iterations, "lr_every": D.record_every,
+            "lr_stop": D.stop_accuracy, "lr_forget": False})
+
+
+def logistic_ui() -> tuple[LogisticConfig | None, str]:
+    """Read the widgets into a config, or return the reason there is none."""
+    c = st.columns(4)
+    c[0].number_input("Points per class", 1, 5_000, step=10, key="lr_n")
+    c[1].number_input("Cluster mean (±)", -10.0, 10.0, step=0.1, key="lr_mean")
+    c[2].number_input("Bias (shift of both)", -10.0, 10.0, step=0.5, key="lr_bias")
+    c[3].number_input("Learning rate", 1e-6, 1e6, format="%.4g", step=0.01, key="lr_lr")
+    c = st.columns(4)
+    c[0].number_input("Momentum", 0.0, 0.999, step=0.05, key="lr_momentum")
+    c[1].number_input("Max iterations", 1, 100_000, step=100, key="lr_iters")
+    c[2].number_input("Draw every", 1, 1_000, step=1, key="lr_every", help="Iterations between drawn states.")
+    c[3].number_input("Stop at accuracy >", 0.0, 1.0, step=0.01, key="lr_stop")
+    st.toggle("Forget `optimizer.zero_grad()` (the tutorial's bug)", key="lr_forget",
+              help="Gradients then pile up from step to step, and the weights grow many times larger.")
+    ss, run = st.session_state, current_settings()
+    try:
+        config = LogisticConfig(
+            n_per_class=ss.lr_n, mean=ss.lr_mean, bias=ss.lr_bias, learning_rate=ss.lr_lr,
+            momentum=ss.lr_momentum, max_iterations=ss.lr_iters, record_every=ss.lr_every,
+            stop_accuracy=ss.lr_stop, zero_grad=not ss.lr_forget, seed=D.seed if run.seed is None else run.seed,
+            device=run.device, dtype=run.dtype)
+    except ValueError as exc:
+        return None, str(exc)
+    return config, ""
+
+
+config, problem = logistic_ui()
+if problem:
+    st.error(problem)
+
+
+def start() -> LiveRun:
+    return LiveRun("logistic", config, lambda: train_logistic(config), lambda s: s.iteration)
+
+
+controls("logistic", start if config else None, default_speed="50")
+
+
+def draw(run: LiveRun | None) -> None:
+    shown = run.config if run else (config or D)
+    x, y, _ = make_data_and_model(shown.__class__(**{**shown.__dict__, "device": "cpu"}))
+    x, y = x.float().numpy(), y.numpy()
+    snaps, _ = run.view() if run else ([], 0)
+    text = status_text(run, "iteration", shown.max_iterations)
+    if run is not None and not run.running and snaps and not snaps[0].diverged:
+        st.caption(text)
+        st.plotly_chart(logistic_replay_figure(snaps, x, y, shown.max_iterations), key="logistic_replay")
+        return
+    live_chart(logistic_live_payload(snaps, x, y, run_id=run.run_id if run else "none",
+                                     status=run.status if run else "idle", status_text=text,
+                                     max_iterations=shown.max_iterations), key="logistic_live")
+
+
+live_section("logistic", draw)
+
+with st.expander("Show the code that ran", expanded=False):
+    st.code(inspect.getsource(train_logistic), language="python")

@@ -1,0 +1,44 @@
+"""The live chart: a custom component that keeps one Plotly div and repaints it with ``Plotly.react``.
+
+``st.plotly_chart`` remounts whenever its figure changes (its element id hashes the spec), which blanks
+the chart during a live run. This component is mounted once under a fixed key, so its DOM persists;
+each update only hands new data to its JS, which paces the painting in the browser.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+_HTML = """<div class="studio-live">
+  <div class="studio-status" aria-live="polite"></div>
+  <div class="studio-caption"></div>
+  <div class="studio-plot"></div>
+  <div class="studio-metrics"></div>
+</div>"""
+
+_CSS = """
+.studio-live { font-family: var(--st-font, "Source Sans Pro", sans-serif); color: var(--st-text-color, #31333f); }
+.studio-status { font-size: 0.95rem; opacity: 0.8; min-height: 1.3em; }
+.studio-caption { font-size: 1.1rem; font-weight: 600; min-height: 1.4em; font-variant-numeric: tabular-nums; }
+.studio-plot { width: 100%; }
+.studio-metrics { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; margin-top: 0.25rem; }
+.studio-metric { display: flex; flex-direction: column; font-variant-numeric: tabular-nums; }
+.studio-metric span { font-size: 0.85rem; opacity: 0.75; }
+.studio-metric b { font-size: 1.35rem; font-weight: 600; }
+"""
+
+_JS = (Path(__file__).with_name("live_chart.js")).read_text(encoding="utf-8")
+
+_component = st.components.v2.component(
+    "autograd_studio.live_chart", html=_HTML, css=_CSS, js=_JS, isolate_styles=False
+)
+
+
+def live_chart(payload: dict, *, key: str) -> None:
+    """Mount (first call) or update (later calls, same ``key``) the live chart with ``payload``.
+
+    ``payload`` is built by ``autodiff_core.figures``' ``*_live_payload`` functions.
+    """
+    _component(key=key, data=payload, height="content")

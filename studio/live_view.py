@@ -1,0 +1,95 @@
+"""Train / Stop / speed controls and the live section every training lesson shares.
+
+While a run is going, a fragment polls it a few times a second and passes its snapshots to the page's
+``draw`` function; when the run ends, one full rerun stops the polling and shows the finished view.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import streamlit as st
+
+from .runner import LiveRun, current_session_id
+from .state import init_state
+
+SPEEDS = ["1", "2", "5", "10", "20", "50", "100", "200", "500", "1000", "2000", "max"]
+POLL_SECONDS = 0.1
+
+
+def _key(lesson: str) -> str:
+    return f"{lesson}_run"
+
+
+def current_run(lesson: str) -> LiveRun | None:
+    return st.session_state.get(_key(lesson))
+
+
+def speed_value(text: str) -> float | None:
+    return None if text == "max" else float(text)
+
+
+def controls(lesson: str, start: Callable[[], LiveRun] | None, *, default_speed: str = "100",
+             unit: str = "iterations") -> LiveRun | None:
+    """Train and Stop buttons and the speed slider. ``start`` is None when the settings are invalid."""
+    init_state({f"{lesson}_speed": default_speed})
+    run = current_run(lesson)
+    running = run is not None and run.running
+    c1, c2, c3 = st.columns([1, 1, 3], vertical_alignment="bottom")
+    c3.select_slider(f"Speed ({unit} per second)", SPEEDS, key=f"{lesson}_speed",
+                     help="Slow it down so a class can follow; 'max' runs as fast as the engine.")
+    speed = speed_value(st.session_state[f"{lesson}_speed"])
+    if c1.button("Train", key=f"{lesson}_train", type="primary", disabled=start is None,
+                 width="stretch"):
+        if run is not None:
+            run.stop("Replaced by a new run.")
+        run = start()
+        run.speed, run.session_id = speed, current_session_id()
+        st.session_state[_key(lesson)] = run.start()
+        running = True
+    c2.button("Stop", key=f"{lesson}_stop", disabled=not running, width="stretch",
+              on_click=_stop, args=(lesson,))
+    if run is not None:
+        run.set_speed(speed)
+    return run
+
+
+def _stop(lesson: str) -> None:
+    run = current_run(lesson)
+    if run is not None:
+        run.stop()
+
+
+def status_text(run: LiveRun | None, unit: str, total: int) -> str:
+    """One line that says what the run is doing, in the student's words."""
+    if run is None:
+        return ""
+    last = run.last
+    step = run.step_of(last) if last is not None else 0
+    elapsed = (run.finished or time.perf_counter()) - run.started
+    if run.running:
+        return f"Training… {unit} {step:,} of {total:,} · {elapsed:.1f} s"
+    if run.status == "done":
+        return f"Finished: {unit} {step:,} in {elapsed:.1f} s."
+    if run.status == "stopped":
+        return f"Stopped at {unit} {step:,}. {run.message}".strip()
+    if run.status == "diverged":
+        return f"Diverged at {unit} {step:,}."
+    return run.message
+
+
+def live_section(lesson: str, draw: Callable[[LiveRun | None], None]) -> None:
+    """Call ``draw(run)`` now and, while the run is going, again every ``POLL_SECONDS``."""
+    run = current_run(lesson)
+    polling = run is not None and run.running
+
+    @st.fragment(run_every=POLL_SECONDS if polling else None)
+    def _live() -> None:
+        draw(run)
+        if polling and not run.running:
+            st.rerun()  # one full rerun: stops the polling and shows the finished view
+
+    _live()
+    if run is not None and run.status in ("diverged", "error") and not run.running:
+        (st.warning if run.status == "diverged" else st.error)(run.message)

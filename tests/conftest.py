@@ -1,0 +1,55 @@
+"""Shared fixtures: an AppTest of the whole app, as a real server runs it."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def server_page_mode(monkeypatch):
+    """Keep PagesManager.uses_pages_directory False, as a real server does once st.navigation has run.
+
+    AppTest resets that class flag before every run; since ./pages exists it then starts each run in
+    the old multipage mode, and studio.page.require_app reruns through app.py, which loses the click
+    that started the run. On a server this happens at most once per process, on its first deep link.
+    """
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+@pytest.fixture
+def new_app(server_page_mode):
+    """A factory for AppTests of app.py (60 s timeout), not yet run."""
+    return lambda: AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+
+
+@pytest.fixture
+def app(new_app):
+    """An AppTest of the whole app, run once (the home page)."""
+    at = new_app()
+    at.run()
+    return at
+
+
+def wait_for_run(at: AppTest, lesson: str, timeout: float = 60.0):
+    """Rerun the app until the lesson's live run has ended; returns the run."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = at.session_state[f"{lesson}_run"]
+        if not run.running:
+            at.run()
+            return run
+        time.sleep(0.1)
+    raise AssertionError(f"{lesson} run did not finish within {timeout} s")

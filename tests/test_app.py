@@ -1,0 +1,168 @@
+"""The app through Streamlit's AppTest: every page renders, runs finish, figures hold what they should."""
+
+import json
+
+import pytest
+
+from tests.conftest import wait_for_run
+
+PAGES = ["pages/home.py", "pages/custom_function.py", "pages/two_layer.py", "pages/logistic.py"]
+
+
+def payload(at, key):
+    [el] = [e for e in at.get("bidi_component") if e.proto.id.endswith(key)]
+    return json.loads(el.proto.json)
+
+
+def figure(at, key):
+    [el] = [e for e in at.get("plotly_chart") if e.proto.id.endswith(key) or key in e.proto.id]
+    return json.loads(el.proto.spec)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_without_exception(app, page):
+    app.switch_page(page).run()
+    assert not app.exception, [e.value for e in app.exception]
+    assert not app.error
+    assert app.sidebar.selectbox(key="device").value == "cpu"
+    assert any("No GPU" in c.value for c in app.sidebar.caption)
+
+
+def test_custom_function_shows_each_step_and_the_verdict(app):
+    app.switch_page("pages/custom_function.py").run()
+    assert "gradcheck passed" in app.success[0].value
+    table = app.dataframe[0].value
+    assert list(table["step"])[:3] == ["1 · input x", "2 · forward returns", "3 · ctx.saved_tensors[0]"]
+    assert list(table["x[0]"])[:2] == [-2.0, 0.0]  # MyReLU(-2) = 0
+    fig = figure(app, "cf_figure")
+    relu_bars, ref_bars = fig["data"][2], fig["data"][3]
+    assert relu_bars["y"] == ref_bars["y"] and relu_bars["name"] == "ReLU.backward"
+    assert "class MyReLU" in app.get("code")[0].proto.code_text
+
+
+def test_custom_function_catches_a_broken_backward_and_bad_input(app):
+    app.switch_page("pages/custom_function.py").run()
+    app.selectbox(key="cf_function").select("BROKEN ReLU: comparison flipped").run()
+    assert "gradcheck failed" in app.error[0].value and "The bug:" in app.error[0].value
+    app.text_input(key="cf_input").input("1, two, 3").run()
+    assert "'two' in the input is not a number" in app.error[0].value
+    app.text_input(key="cf_input").input("0, 1").run()
+    assert "grad_output needs one number per input element" in app.error[0].value
+    assert not app.exception
+
+
+def test_a_point_on_the_kink_is_explained(app):
+    app.switch_page("pages/custom_function.py").run()
+    app.text_input(key="cf_input").input("0, 1, -1").run()
+    app.text_input(key="cf_grad_output").input("1, 1, 1").run()
+    assert "kink" in app.error[0].value
+
+
+def test_two_layer_short_run_streams_the_loss(app):
+    app.switch_page("pages/two_layer.py").run()
+    app.number_input(key="tl_steps").set_value(40).run()
+    app.select_slider(key="two_layer_speed").set_value("max").run()
+    app.button(key="two_layer_train").click().run()
+    run = wait_for_run(app, "two_layer")
+    assert run.status == "done" and run.count == 40
+    data = payload(app, "two_layer_live")
+    assert data["curves"]["0"]["x"] == list(range(40))
+    assert data["layout"]["yaxis"]["type"] == "log"
+    assert data["states"][-1]["caption"] == "Step 39 of 40"
+    assert data["status_text"].startswith("Finished: step 39")
+    assert not app.exception
+
+
+def test_two_layer_divergence_warns_and_keeps_the_last_good_state(app):
+    app.switch_page("pages/two_layer.py").run()
+    app.number_input(key="tl_lr").set_value(1e-3).run()
+    app.select_slider(key="two_layer_speed").set_value("max").run()
+    app.button(key="two_layer_train").click().run()
+    run = wait_for_run(app, "two_layer")
+    assert run.status == "diverged"
+    assert "diverged at step 2" in app.warning[0].value and "learning rate" in app.warning[0].value
+    data = payload(app, "two_layer_live")
+    assert data["curves"]["0"]["x"] == [0, 1]  # the infinite loss is not drawn; the last good state stays
+    assert data["states"][-1]["step"] == 1
+
+
+def test_two_layer_oversized_config_is_refused_with_a_message(app):
+    app.switch_page("pages/two_layer.py").run()
+    app.number_input(key="tl_D_in").set_value(20_000).run()
+    app.number_input(key="tl_H").set_value(5_000).run()
+    app.number_input(key="tl_N").set_value(10_000).run()
+    assert "the limit is" in app.error[0].value
+    assert app.button(key="two_layer_train").disabled
+
+
+def test_logistic_run_becomes_an_animation_with_the_tutorial_caption(app):
+    app.switch_page("pages/logistic.py").run()
+    app.select_slider(key="logistic_speed").set_value("max").run()
+    app.button(key="logistic_train").click().run()
+    run = wait_for_run(app, "logistic")
+    assert run.status == "done" and run.last.iteration == 380
+    fig = figure(app, "logistic_replay")
+    assert len(fig["frames"]) == 20 and fig["frames"][-1]["name"] == "380"
+    assert fig["layout"]["title"]["text"].startswith("Iteration: 380   w0: -1.41   w1: -1.48   b: 1.93")
+    assert [b["label"] for b in fig["layout"]["updatemenus"][0]["buttons"]] == ["▶ Play", "❚❚ Pause"]
+    assert len(fig["layout"]["sliders"][0]["steps"]) == 20
+    assert fig["layout"]["xaxis"]["range"] == fig["layout"]["xaxis"]["range"]  # fixed, not autorange
+    boundary = fig["frames"][0]["data"][0]
+    assert len(boundary["x"]) == 2
+
+
+def test_forgetting_zero_grad_grows_the_weights_on_screen(app):
+    app.switch_page("pages/logistic.py").run()
+    app.select_slider(key="logistic_speed").set_value("max").run()
+    app.toggle(key="lr_forget").set_value(True).run()
+    app.button(key="logistic_train").click().run()
+    forgot = wait_for_run(app, "logistic").last
+    app.toggle(key="lr_forget").set_value(False).run()
+    app.button(key="logistic_train").click().run()
+    right = wait_for_run(app, "logistic").last
+    assert abs(forgot.w0) > 5 * abs(right.w0)
+
+
+def test_the_last_run_survives_a_trip_to_another_page(app):
+    app.switch_page("pages/logistic.py").run()
+    app.number_input(key="lr_momentum").set_value(0.5).run()
+    app.select_slider(key="logistic_speed").set_value("max").run()
+    app.button(key="logistic_train").click().run()
+    run = wait_for_run(app, "logistic")
+    app.switch_page("pages/home.py").run()
+    app.switch_page("pages/logistic.py").run()
+    assert app.number_input(key="lr_momentum").value == 0.5
+    assert app.session_state["logistic_run"] is run
+    assert figure(app, "logistic_replay")["frames"]
+
+
+def test_stop_ends_a_slow_run(app):
+    app.switch_page("pages/logistic.py").run()
+    app.select_slider(key="logistic_speed").set_value("5").run()
+    app.button(key="logistic_train").click().run()
+    assert app.session_state["logistic_run"].running
+    app.button(key="logistic_stop").click().run()
+    run = wait_for_run(app, "logistic", timeout=5)
+    assert run.status == "stopped"
+    assert any("Stopped at iteration" in c.value for c in app.caption)
+
+
+def test_odd_url_parameters_get_messages_not_errors(new_app):
+    at = new_app()
+    at.query_params.update({"device": "cuda:9", "dtype": "float8", "seed": "-3'; drop"})
+    at.run()
+    texts = " ".join(w.value for w in at.sidebar.warning)
+    assert "'cuda:9' is not available" in texts and "Using the CPU" in texts
+    assert "dtype 'float8'" in texts and "seed" in texts
+    assert at.sidebar.selectbox(key="device").value == "cpu" and not at.exception
+
+
+def test_a_good_url_sets_the_sidebar_and_the_url_follows_the_sidebar(new_app):
+    at = new_app()
+    at.query_params.update({"dtype": "float64", "seed": "7"})
+    at.run()
+    assert at.sidebar.radio(key="dtype").value == "float64"
+    assert at.sidebar.number_input(key="seed_value").value == 7
+    assert not at.sidebar.toggle(key="seed_tutorial").value
+    at.sidebar.radio(key="dtype").set_value("float32").run()
+    assert at.query_params["dtype"] in (["float32"], "float32")
