@@ -36,11 +36,20 @@ def thin(items: Sequence, limit: int = MAX_FRAMES) -> list:
 
 def _payload(run_id, status, status_text, layout, base, curves, states, *, height=420, empty_caption=""):
     return {"run": run_id, "status": status, "status_text": status_text, "layout": layout, "base": base,
-            "curves": curves, "states": states[-WINDOW:], "height": height, "pace_ms": 40,
+            "curves": curves, "states": states[-WINDOW:], "height": height, "pace_ms": 20,
             "max_behind": WINDOW // 2, "empty_caption": empty_caption}
 
 
 # ---- two-layer net ----
+
+def decades(values: Sequence[float]) -> list[float]:
+    """A log-axis range of whole decades around ``values`` (log10 units). Fixed ranges let the browser
+    repaint traces without laying out the axes again, and whole decades change only now and then."""
+    positive = [v for v in values if v > 0 and math.isfinite(v)]
+    if not positive:
+        return [0.0, 1.0]
+    return [math.floor(math.log10(min(positive))), math.ceil(math.log10(max(positive)) + 1e-9)]
+
 
 def two_layer_metrics(s: TwoLayerSnapshot) -> list[list[str]]:
     return [["step", f"{s.step:,}"], ["loss", f"{s.loss:.4g}"], ["‖w1‖", f"{s.w1_norm:.4g}"],
@@ -55,7 +64,8 @@ def two_layer_live_payload(snaps: Sequence[TwoLayerSnapshot], *, run_id: str, st
     layout = {
         "template": "plotly_white", "font": FONT, "margin": {"l": 70, "r": 20, "t": 10, "b": 55},
         "xaxis": {"title": {"text": "step"}, "range": [0, max(steps - 1, 1)]},
-        "yaxis": {"title": {"text": "loss (sum of squares)"}, "type": "log", "exponentformat": "power"},
+        "yaxis": {"title": {"text": "loss (sum of squares)"}, "type": "log", "exponentformat": "power",
+                  "range": decades([s.loss for s in good])},
         "showlegend": False,
     }
     base = [{"type": "scatter", "mode": "lines", "name": "loss", "line": {"width": 3, "color": "#1f77b4"}}]
@@ -96,7 +106,7 @@ def logistic_metrics(s: LogisticSnapshot) -> list[list[str]]:
             ["w0", f"{s.w0:.3f}"], ["w1", f"{s.w1:.3f}"], ["b", f"{s.b:.3f}"]]
 
 
-def _logistic_layout(x: np.ndarray, max_iterations: int) -> dict:
+def _logistic_layout(x: np.ndarray, max_iterations: int, max_loss: float = 1.0) -> dict:
     xr, yr = data_ranges(x)
     return {
         "template": "plotly_white", "font": FONT, "margin": {"l": 55, "r": 55, "t": 30, "b": 55},
@@ -104,13 +114,21 @@ def _logistic_layout(x: np.ndarray, max_iterations: int) -> dict:
         "yaxis": {"range": yr, "title": {"text": "x₁"}, "zeroline": False},
         "xaxis2": {"domain": [0.66, 1], "anchor": "y2", "range": [0, max(max_iterations - 1, 1)],
                    "title": {"text": "iteration"}},
-        "yaxis2": {"anchor": "x2", "title": {"text": "BCE loss"}, "rangemode": "tozero"},
+        "yaxis2": {"anchor": "x2", "title": {"text": "BCE loss"}, "range": [0, _nice_ceiling(max_loss)]},
         "yaxis3": {"anchor": "x2", "overlaying": "y2", "side": "right", "range": [0, 1.02],
                    "tickvals": [0, 0.25, 0.5, 0.75, 1], "title": {"text": "accuracy"}, "tickformat": ".0%",
                    "showgrid": False},
         "legend": {"orientation": "h", "y": 1.08, "x": 0},
         "uirevision": "keep",
     }
+
+
+def _nice_ceiling(v: float) -> float:
+    """The smallest of 1, 2 or 5 times a power of ten that is >= v: a loss axis that rarely changes."""
+    if not math.isfinite(v) or v <= 0:
+        return 1.0
+    p = 10 ** math.floor(math.log10(v))
+    return next(m * p for m in (1, 2, 5, 10) if m * p >= v)
 
 
 def _logistic_base(x: np.ndarray, y: np.ndarray) -> list[dict]:
@@ -131,7 +149,7 @@ def logistic_live_payload(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: n
                           status: str, status_text: str, max_iterations: int) -> dict:
     """Points, the moving boundary, and loss and accuracy curves beside them."""
     good = [s for s in snaps if not s.diverged]
-    layout = _logistic_layout(x, max_iterations)
+    layout = _logistic_layout(x, max_iterations, max((s.loss for s in good), default=1.0))
     curves = {3: {"x": [s.iteration for s in good], "y": [s.loss for s in good]},
               4: {"x": [s.iteration for s in good], "y": [s.accuracy for s in good]}}
     states = [{"seq": s.iteration, "step": s.iteration, "traces": {2: boundary_line(s, layout["xaxis"]["range"])},
@@ -146,7 +164,7 @@ def logistic_replay_figure(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: 
     import plotly.graph_objects as go
 
     good = [s for s in snaps if not s.diverged]
-    layout = _logistic_layout(x, max_iterations)
+    layout = _logistic_layout(x, max_iterations, max((s.loss for s in good), default=1.0))
     xr = layout["xaxis"]["range"]
     frames = []
     for s in thin(good):

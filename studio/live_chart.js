@@ -2,6 +2,8 @@
 // (a fragment polls while training runs); this code paints them one per tick, in order, jumping ahead
 // only when far behind, so no state is skipped while the page keeps up.
 const PLOTLY_SRC = "/app/static/plotly.min.js";
+const PLOT_CONFIG = { displayModeBar: false, responsive: true };
+const ANIMATE = { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } };
 
 function loadPlotly() {
   if (window.Plotly) return Promise.resolve(window.Plotly);
@@ -24,47 +26,65 @@ function upperBound(xs, step) {  // number of entries with x <= step (xs ascendi
 }
 
 function paint(root, state, data) {
-  const traces = data.base.map((t) => Object.assign({}, t));
-  for (const [i, props] of Object.entries(state.traces || {})) Object.assign(traces[i], props);
+  const s = root.__studio;
+  const plot = root.querySelector(".studio-plot");
+  const update = {};  // trace index -> new x, y, ...
+  for (const [i, props] of Object.entries(state.traces || {})) update[i] = Object.assign({}, props);
   for (const [i, curve] of Object.entries(data.curves || {})) {
     const n = upperBound(curve.x, state.step);
-    Object.assign(traces[i], { x: curve.x.slice(0, n), y: curve.y.slice(0, n) });
+    update[i] = Object.assign(update[i] || {}, { x: curve.x.slice(0, n), y: curve.y.slice(0, n) });
   }
-  const layout = Object.assign({}, data.layout, { datarevision: `${data.run}:${state.seq}` });
-  const plot = root.querySelector(".studio-plot");
-  window.Plotly.react(plot, traces, layout, { displayModeBar: false, responsive: true });
-  root.querySelector(".studio-caption").textContent = state.caption || "";
+  if (s.drawnLayout !== s.layoutKey || !plot.data) {
+    // New run or new axes: a full draw. Otherwise only trace data changes, and Plotly's animation
+    // path (redraw: false, axis ranges fixed by Python) repaints them without laying out the figure.
+    const traces = data.base.map((t, i) => Object.assign({}, t, update[i] || {}));
+    window.Plotly.react(plot, traces, data.layout, PLOT_CONFIG);
+    s.drawnLayout = s.layoutKey;
+  } else {
+    const idx = Object.keys(update).map(Number);
+    window.Plotly.animate(plot, { data: idx.map((i) => update[i]), traces: idx }, ANIMATE);
+  }
+  setText(root.querySelector(".studio-caption"), state.caption || "");
   const metrics = root.querySelector(".studio-metrics");
-  metrics.replaceChildren(...(state.metrics || []).map(([label, value]) => {
-    const box = document.createElement("div");
-    box.className = "studio-metric";
-    box.innerHTML = "<span></span><b></b>";
-    box.firstChild.textContent = label;
-    box.lastChild.textContent = value;
-    return box;
-  }));
-  const s = root.__studio;
+  const rows = state.metrics || [];
+  if (metrics.children.length !== rows.length) {  // build the boxes once, then only change their text
+    metrics.replaceChildren(...rows.map(() => {
+      const box = document.createElement("div");
+      box.className = "studio-metric";
+      box.append(document.createElement("span"), document.createElement("b"));
+      return box;
+    }));
+  }
+  rows.forEach(([label, value], i) => {
+    setText(metrics.children[i].firstChild, label);
+    setText(metrics.children[i].lastChild, value);
+  });
   s.paints += 1;
   Object.assign(root.dataset, { run: data.run, painted: state.seq, step: state.step, paints: s.paints });
 }
 
+function setText(el, text) {  // writing the same text still costs a layout pass: skip it
+  if (el.textContent !== text) el.textContent = text;
+}
+
 function tick(root) {
   const s = root.__studio, data = s.data;
-  root.querySelector(".studio-status").textContent = data.status_text || "";
-  root.dataset.status = data.status || "";
+  setText(root.querySelector(".studio-status"), data.status_text || "");
+  if (root.dataset.status !== (data.status || "")) root.dataset.status = data.status || "";
   const states = data.states || [];
   if (!states.length) {
-    if (s.painted !== -2) {  // an empty chart with the run's axes
+    if (s.painted !== -1) {  // an empty chart with the run's axes
       paint(root, { seq: -1, step: -Infinity, traces: {}, caption: data.empty_caption || "" }, data);
-      s.painted = -2;
+      s.painted = -1;
     }
     return;
   }
   const latest = states[states.length - 1].seq;
   if (s.painted >= latest) return;
-  let target = s.painted + 1;
-  if (latest - s.painted > data.max_behind) target = latest - Math.floor(data.max_behind / 4);
-  const state = states.find((st) => st.seq >= target) || states[states.length - 1];
+  const pending = states.filter((st) => st.seq > s.painted);
+  // One state per tick, in order; when far behind, jump to a few states before the newest.
+  const state = pending.length > data.max_behind ? pending[pending.length - Math.ceil(data.max_behind / 4)]
+    : pending[0];
   s.painted = state.seq;
   paint(root, state, data);
 }
@@ -74,8 +94,10 @@ export default function (component) {
   const root = parentElement.querySelector(".studio-live");
   if (!root || !data) return;
   const s = root.__studio || (root.__studio = { painted: -2, run: null, paints: 0, timer: null });
-  if (data.run !== s.run) { s.run = data.run; s.painted = -2; }
+  if (data.run !== s.run) { s.run = data.run; s.painted = -2; }  // -2: nothing drawn yet
   s.data = data;
+  s.layoutKey = `${data.run}|${JSON.stringify(data.layout)}`;
+  s.updates = (s.updates || 0) + 1;
   root.querySelector(".studio-plot").style.height = `${data.height || 420}px`;
   loadPlotly().then(() => {
     tick(root);

@@ -1,0 +1,146 @@
+"""Helpers for driving the real app in headless Chromium: used by the browser tests and bench/."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "artifacts"
+CHROMIUM = os.environ.get("STUDIO_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_server():
+    """``streamlit run app.py`` on a free port; yields its base URL and stops it afterwards."""
+    port = free_port()
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = open(ARTIFACTS / f"server-{port}.log", "w")  # noqa: SIM115 - closed in finally
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start; see {log.name}")
+            time.sleep(0.25)
+        yield url
+    finally:
+        proc.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(10)
+        proc.kill()
+        log.close()
+
+
+def launch(playwright):
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+
+
+def wait_idle(page, timeout: float = 60_000) -> None:
+    """Wait until the script has finished its current run (never on content that may be stale)."""
+    page.wait_for_timeout(150)  # let a run triggered by the last action begin
+    page.wait_for_selector(IDLE, timeout=timeout)
+
+
+def open_page(context, url: str):
+    page = context.new_page()
+    page.goto(url)
+    wait_idle(page)
+    return page
+
+
+def set_number(page, label: str, value) -> None:
+    """Type into a number input the way a student does (select, type, Enter)."""
+    box = page.get_by_label(label, exact=True)
+    box.fill(str(value))
+    box.press("Enter")
+    wait_idle(page)
+
+
+def set_speed(page, value: str) -> None:
+    """Move the speed slider with the keyboard: End for 'max', else Home then right-arrows."""
+    from studio.live_view import SPEEDS
+
+    slider = page.get_by_role("slider")
+    slider.focus()
+    slider.press("Home")
+    for _ in range(SPEEDS.index(value)):
+        slider.press("ArrowRight")
+    wait_idle(page)
+
+
+SAMPLER_JS = """(ms) => {
+  window.__studioSamples = [];
+  window.__studioSampler = setInterval(() => {
+    const root = document.querySelector('.studio-live');
+    const plot = root && root.querySelector('.js-plotly-plot');
+    const box = plot ? plot.getBoundingClientRect() : null;
+    window.__studioSamples.push({t: performance.now() / 1000, painted: root ? root.dataset.painted ?? null : null,
+      paints: root ? Number(root.dataset.paints || 0) : 0,
+      status: root ? root.dataset.status ?? null : null,
+      visible: !!(box && box.width > 0 && box.height > 0 && plot.querySelector('.main-svg'))});
+  }, ms);
+}"""
+
+
+STOP_SAMPLER_JS = "() => { clearInterval(window.__studioSampler); return window.__studioSamples; }"
+
+
+def sample_live(page, seconds: float, interval_ms: int = 40) -> list[dict]:
+    """Sample the live chart inside the page every ``interval_ms`` for ``seconds`` (no round trips
+    from here while it runs): what is painted, and whether a chart is on screen at all."""
+    page.evaluate(SAMPLER_JS, interval_ms)
+    time.sleep(seconds)
+    return page.evaluate(STOP_SAMPLER_JS)
+
+
+def painted_rate(samples: list[dict]) -> tuple[float, int, int]:
+    """(states painted per second while running, distinct states seen, samples with no chart on screen).
+
+    The chart counts its own paints (each one a new state, since states only move forward), so the
+    sampler need not catch every paint and can stay light enough not to slow what it measures."""
+    running = [s for s in samples if s.get("status") == "running"]
+    if len(running) < 2:
+        return 0.0, 0, 0
+    paints = running[-1]["paints"] - running[0]["paints"]
+    distinct = len({s["painted"] for s in running if s["painted"] is not None})
+    blank = sum(1 for s in running if not s["visible"])
+    return paints / (running[-1]["t"] - running[0]["t"]), distinct, blank
+
+
+def plot_data(page, index: int = 0) -> list[dict]:
+    """The data of the index-th Plotly chart on the page, read from the div itself."""
+    page.wait_for_function("(i) => document.querySelectorAll('.js-plotly-plot')[i]?.data", arg=index)
+    return page.evaluate("""(i) => {
+      const div = document.querySelectorAll('.js-plotly-plot')[i];
+      return div ? div.data.map(t => ({name: t.name, x: Array.from(t.x || []), y: Array.from(t.y || [])})) : null;
+    }""", index)
+
+
+def exception_boxes(page) -> int:
+    return page.locator('[data-testid="stException"]').count()
