@@ -14,6 +14,7 @@ page = st.navigation([
     st.Page("pages/custom_function.py", title="1 · Custom Function", url_path="custom_function"),
     st.Page("pages/two_layer.py", title="2 · Two-layer net", url_path="two_layer"),
     st.Page("pages/logistic.py", title="3 · Logistic regression", url_path="logistic"),
+    st.Page("pages/xray.py", title="4 · Autograd X-ray", url_path="xray"),
 ])
 sidebar()
 page.run()

@@ -10,7 +10,7 @@ st.markdown(
     "See how PyTorch lets you define **new autograd Functions**, then train with one, live. "
     "Every chart here comes from code that runs: change a number and train again."
 )
-c1, c2, c3 = st.columns(3)
+c1, c2, c3, c4 = st.columns(4)
 with c1, st.container(border=True):
     st.subheader("1 · Custom Function")
     st.markdown("`MyReLU` step by step: what `forward` saves in `ctx`, what `backward` gets and returns, "
@@ -26,5 +26,10 @@ with c3, st.container(border=True):
     st.markdown("An `nn.Module` on two clusters: the decision boundary moves as SGD learns, and you can "
                 "see what forgetting `zero_grad()` does.")
     st.page_link("pages/logistic.py", label="Open lesson 3")
+with c4, st.container(border=True):
+    st.subheader("4 · Autograd X-ray")
+    st.markdown("Inside backward: the autograd graph, `ctx`, a gradcheck lab with Jacobians, and the classic "
+                "mistakes side by side.")
+    st.page_link("pages/xray.py", label="Open lesson 4")
 st.caption("Settings in the sidebar (device, dtype, seed) apply to every lesson and are kept in the address "
            "bar, so a link shares them.")

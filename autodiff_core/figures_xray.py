@@ -1,0 +1,104 @@
+"""Figure builders for the Autograd X-ray lesson: Jacobians, and the side-by-side comparisons."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .compare import ReluStep, SGDStep
+from .figures import CLASS_COLORS, FONT, boundary_line, data_ranges
+from .gradcheck import GradcheckReport
+from .logistic import LogisticSnapshot
+
+
+def _subplots(cols: int, titles: Sequence[str], **kw):
+    from plotly.subplots import make_subplots
+
+    return make_subplots(rows=1, cols=cols, subplot_titles=list(titles), **kw)
+
+
+def _finish(fig, height: int = 400):
+    fig.update_layout(template="plotly_white", font=FONT, height=height, margin={"l": 50, "r": 20, "t": 60, "b": 50},
+                      legend={"orientation": "h", "y": -0.18})
+    return fig
+
+
+def jacobian_figure(report: GradcheckReport):
+    """Analytical and numerical Jacobians as heatmaps side by side; mismatching entries marked with ✕."""
+    import plotly.graph_objects as go
+
+    n = len(report.input)
+    labels = [f"x[{j}]={v:.3g}" for j, v in enumerate(report.input)]
+    outs = [f"out[{i}]" for i in range(n)]
+    lim = float(max(np.abs(report.analytical).max(), np.abs(report.numerical).max(), 1e-12))
+    fig = _subplots(2, ["analytical (your backward)", "numerical (finite differences)"], shared_yaxes=True)
+    for col, mat in ((1, report.analytical), (2, report.numerical)):
+        fig.add_trace(go.Heatmap(z=mat, x=labels, y=outs, zmin=-lim, zmax=lim, colorscale="RdBu", reversescale=True,
+                                 showscale=col == 2, hovertemplate="d %{y} / d %{x}: %{z:.6g}<extra></extra>"), 1, col)
+    bad_i, bad_j = np.nonzero(report.mismatch)
+    if len(bad_i):
+        for col in (1, 2):
+            fig.add_trace(go.Scatter(x=[labels[j] for j in bad_j], y=[outs[i] for i in bad_i], mode="markers",
+                                     marker={"symbol": "x", "size": 14, "color": "black"}, name="mismatch",
+                                     showlegend=col == 1), 1, col)
+    fig.update_yaxes(autorange="reversed")
+    return _finish(fig, 380 + 12 * n)
+
+
+def zero_grad_figure(with_zero: list[LogisticSnapshot], without: list[LogisticSnapshot], x: np.ndarray,
+                     y: np.ndarray):
+    """Final boundaries, losses, and weight sizes of the two runs."""
+    import plotly.graph_objects as go
+
+    fig = _subplots(3, ["decision boundaries", "loss", "|w0| + |w1| + |b|"])
+    for c in (0, 1):
+        fig.add_trace(go.Scatter(x=x[y == c, 0], y=x[y == c, 1], mode="markers", name=f"class {c}",
+                                 marker={"color": CLASS_COLORS[c], "size": 6, "opacity": 0.6}), 1, 1)
+    xr, yr = data_ranges(x)
+    for runs, name, color in ((with_zero, "with zero_grad()", "#2ca02c"), (without, "without", "#9467bd")):
+        fig.add_trace(go.Scatter(**boundary_line(runs[-1], xr), mode="lines", name=name,
+                                 line={"color": color, "width": 3}), 1, 1)
+        fig.add_trace(go.Scatter(x=[s.iteration for s in runs], y=[s.loss for s in runs], mode="lines",
+                                 line={"color": color, "width": 3}, showlegend=False), 1, 2)
+        fig.add_trace(go.Scatter(x=[s.iteration for s in runs], y=[abs(s.w0) + abs(s.w1) + abs(s.b) for s in runs],
+                                 mode="lines", line={"color": color, "width": 3}, showlegend=False), 1, 3)
+    fig.update_xaxes(range=xr, row=1, col=1)
+    fig.update_yaxes(range=yr, row=1, col=1)
+    return _finish(fig)
+
+
+def sgd_figure(steps: list[SGDStep]):
+    """Weights of the hand-updated and the optimizer-updated model, and the momentum buffer."""
+    import plotly.graph_objects as go
+
+    fig = _subplots(2, ["weights: by hand (lines) vs torch.optim.SGD (dots)", "momentum buffer"])
+    it = [s.iteration for s in steps]
+    for k, (name, color) in enumerate((("w0", "#1f77b4"), ("w1", "#ff7f0e"), ("b", "#2ca02c"))):
+        fig.add_trace(go.Scatter(x=it, y=[s.manual[k] for s in steps], mode="lines", name=f"{name} by hand",
+                                 line={"color": color, "width": 3}), 1, 1)
+        fig.add_trace(go.Scatter(x=it[::5], y=[s.optim[k] for s in steps][::5], mode="markers",
+                                 name=f"{name} optim.SGD", marker={"color": color, "size": 7}), 1, 1)
+        fig.add_trace(go.Scatter(x=it, y=[s.manual_buffer[k] for s in steps], mode="lines", showlegend=False,
+                                 line={"color": color, "width": 3}), 1, 2)
+    return _finish(fig, 420)
+
+
+def relu_compare_figure(steps: list[ReluStep]):
+    """Loss of the MyReLU and torch.relu runs overlaid, and the largest gradient difference per step."""
+    import plotly.graph_objects as go
+
+    fig = _subplots(2, ["loss (log scale)", "largest |grad difference| per step"])
+    t = [s.step for s in steps]
+    fig.add_trace(go.Scatter(x=t, y=[s.loss_custom for s in steps], name="MyReLU", mode="lines",
+                             line={"width": 4, "color": "#1f77b4"}), 1, 1)
+    fig.add_trace(go.Scatter(x=t, y=[s.loss_builtin for s in steps], name="torch.relu", mode="lines",
+                             line={"width": 2, "dash": "dash", "color": "#ff7f0e"}), 1, 1)
+    fig.add_trace(go.Scatter(x=t, y=[s.max_grad_diff for s in steps], name="grad difference", mode="lines",
+                             line={"color": "#d62728"}), 1, 2)
+    zeros = [s for s in steps if s.exact_zeros]
+    if zeros:
+        fig.add_trace(go.Scatter(x=[s.step for s in zeros], y=[s.max_grad_diff for s in zeros], mode="markers",
+                                 name="a pre-activation exactly 0", marker={"size": 12, "symbol": "star"}), 1, 2)
+    fig.update_yaxes(type="log", row=1, col=1)
+    return _finish(fig, 420)

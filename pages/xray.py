@@ -1,0 +1,130 @@
+"""Lesson 4: Autograd X-ray: the graph, ctx, gradcheck, and the classic mistakes, from code that runs."""
+
+import inspect
+
+import streamlit as st
+import torch
+
+from autodiff_core import FUNCTIONS, LogisticConfig, TwoLayerConfig, gradcheck_report
+from autodiff_core.compare import custom_vs_builtin, manual_vs_optim_sgd, zero_grad_comparison
+from autodiff_core.figures_xray import jacobian_figure, relu_compare_figure, sgd_figure, zero_grad_figure
+from autodiff_core.functions import MyReLU, MyReLUModern
+from autodiff_core.graph import logistic_graph, to_dot, two_layer_graph
+from autodiff_core.inspector import trace_function
+from autodiff_core.logistic import make_data_and_model
+from studio.inputs import parse_vector
+from studio.page import require_app
+from studio.sidebar import current_settings
+from studio.state import init_state
+
+require_app()
+st.title("4 · Autograd X-ray")
+st.markdown("What PyTorch does between `loss.backward()` and the updated weights, shown on the lessons' own runs.")
+init_state({"xr_net": "Two-layer net", "xr_backward": True, "xr_fn": "BROKEN ReLU: comparison flipped",
+            "xr_points": "-1.5, -0.4, 0.3, 1.2, 2", "xr_float64": True})
+settings = current_settings()
+
+
+@st.cache_data(show_spinner="Training both runs…", max_entries=8)
+def cached_zero_grad(config):
+    return zero_grad_comparison(config)
+
+
+@st.cache_data(show_spinner="Training both runs…", max_entries=8)
+def cached_sgd(config):
+    return manual_vs_optim_sgd(config, 200)
+
+
+@st.cache_data(show_spinner="Training both nets…", max_entries=8)
+def cached_relu(config):
+    return custom_vs_builtin(config)
+
+
+tabs = st.tabs(["Graph", "ctx inspector", "Gradcheck lab", "zero_grad()", "Manual SGD", "Custom vs built-in"])
+
+with tabs[0]:
+    st.caption("The backward graph of one real step, walked from `loss.grad_fn`. Boxes are leaves (with their "
+               "gradient norm after backward), grey ovals are built-in ops with what they saved, and the orange "
+               "node is our Function's: its node *is* the `ctx` that forward filled.")
+    c1, c2 = st.columns([2, 1])
+    net = c1.radio("Network", ["Two-layer net", "Logistic regression"], key="xr_net", horizontal=True)
+    backward = c2.toggle("Run backward", key="xr_backward")
+    if net == "Two-layer net":
+        graph = two_layer_graph(TwoLayerConfig(N=8, D_in=5, H=4, D_out=3, device=settings.device,
+                                               dtype=settings.dtype), backward=backward)
+    else:
+        graph = logistic_graph(LogisticConfig(device=settings.device, dtype=settings.dtype), backward=backward)
+    st.graphviz_chart(to_dot(graph), width="stretch")
+
+with tabs[1]:
+    st.caption("One forward and backward of MyReLU, step by step; the classic form and the modern form agree.")
+    x = torch.tensor([-1.0, 0.5, 2.0, -0.25])
+    g = torch.tensor([0.1, 0.2, 0.3, 0.4])
+    rows = {}
+    forms = (("classic forward(ctx, input)", "ReLU"), ("modern forward + setup_context", "ReLU (modern form)"))
+    for label, name in forms:
+        t = trace_function(name, x, g)
+        rows[label] = {"ctx.saved_tensors": t.saved[0].values, "ctx.needs_input_grad": str(t.needs_input_grad),
+                       "grad_output in": t.grad_output, "grad_input out": t.grad_input}
+    st.dataframe(rows, width="stretch")
+    a, b = (trace_function(n, x, g).grad_input for n in ("ReLU", "ReLU (modern form)"))
+    st.success("Both forms return the same grad_input.") if a == b else st.error("The two forms disagree.")
+    st.markdown("`@once_differentiable` marks a backward that is not itself differentiable (no double backward); "
+                "`ctx.mark_non_differentiable(out)` says an output, such as an index or a mask, gets no gradient.")
+    c1, c2 = st.columns(2)
+    c1.code(inspect.getsource(MyReLU), language="python")
+    c2.code(inspect.getsource(MyReLUModern), language="python")
+
+with tabs[2]:
+    st.caption("gradcheck compares your backward (analytical Jacobian) with finite differences of forward "
+               "(numerical Jacobian). Put a point at 0 to see why the kink misleads it, or switch to float32.")
+    c1, c2, c3 = st.columns([3, 3, 1])
+    name = c1.selectbox("Function", list(FUNCTIONS), key="xr_fn")
+    points, problem = parse_vector(c2.text_input("Points to check", key="xr_points"), name="the points",
+                                   max_values=16)
+    use64 = c3.toggle("float64", key="xr_float64")
+    if problem:
+        st.error(problem)
+    else:
+        report = gradcheck_report(name, torch.tensor(points, dtype=torch.float64 if use64 else torch.float32),
+                                  gradgrad=True)
+        verdict = "passed" if report.passed else "failed"
+        (st.success if report.passed else st.error)(f"gradcheck {verdict}. {report.message}")
+        st.caption(f"gradgradcheck (double backward): {'passed' if report.gradgrad_passed else 'failed'}.")
+        st.plotly_chart(jacobian_figure(report), key="xr_jacobians")
+
+with tabs[3]:
+    st.caption("The tutorial's logistic regression with and without `optimizer.zero_grad()`, same data, same start. "
+               "`backward()` *adds* into `.grad`, so without zeroing, every step's gradient piles onto all the "
+               "earlier ones and the weights grow many times larger.")
+    config = LogisticConfig(record_every=1, device=settings.device, dtype=settings.dtype)
+    right, forgot = cached_zero_grad(config)
+    x_, y_, _ = make_data_and_model(LogisticConfig())
+    st.plotly_chart(zero_grad_figure(right, forgot, x_.numpy(), y_.numpy()), key="xr_zero_grad")
+    ratio = (abs(forgot[-1].w0) + abs(forgot[-1].w1)) / (abs(right[-1].w0) + abs(right[-1].w1))
+    st.markdown(f"Without `zero_grad()` the weights end **{ratio:.1f}× larger** "
+                f"(stopping at iteration {forgot[-1].iteration} instead of {right[-1].iteration}).")
+
+with tabs[4]:
+    st.caption("The same logistic run updated by hand (a momentum buffer we keep ourselves) and by "
+               "`torch.optim.SGD`: the steps are identical.")
+    steps = cached_sgd(LogisticConfig(device=settings.device, dtype=settings.dtype))
+    same = all(s.manual == s.optim and s.manual_buffer == s.optim_buffer for s in steps)
+    (st.success if same else st.warning)(f"{len(steps)} steps: weights and momentum buffers "
+                                         f"{'identical, bit for bit' if same else 'differ'}.")
+    st.plotly_chart(sgd_figure(steps), key="xr_sgd")
+    st.code(inspect.getsource(manual_vs_optim_sgd), language="python")
+
+with tabs[5]:
+    st.caption("The two-layer net trained with MyReLU and with torch.relu from the same start. Their backwards "
+               "differ only where a pre-activation is exactly 0: MyReLU zeroes where input < 0, so it lets the "
+               "gradient through at 0, while torch.relu's slope at 0 is 0.")
+    steps = cached_relu(TwoLayerConfig(device=settings.device, dtype=settings.dtype, steps=200))
+    hits = [s.step for s in steps if s.exact_zeros]
+    first_diff = next((s.step for s in steps if s.max_grad_diff > 0), None)
+    if first_diff is None:
+        st.success(f"In {settings.dtype}, no pre-activation was exactly 0: the gradients are identical at every step.")
+    else:
+        st.info(f"In {settings.dtype}, a pre-activation was exactly 0.0 at step {hits[0] if hits else '?'}; the "
+                f"gradients first differ at step {first_diff}, and the runs part from there. Try float64.")
+    st.plotly_chart(relu_compare_figure(steps), key="xr_relu")
