@@ -15,6 +15,7 @@ page = st.navigation([
     st.Page("pages/two_layer.py", title="2 · Two-layer net", url_path="two_layer"),
     st.Page("pages/logistic.py", title="3 · Logistic regression", url_path="logistic"),
     st.Page("pages/xray.py", title="4 · Autograd X-ray", url_path="xray"),
+    st.Page("pages/playground.py", title="5 · Classification playground", url_path="playground"),
 ])
 sidebar()
 page.run()

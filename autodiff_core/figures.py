@@ -34,10 +34,13 @@ def thin(items: Sequence, limit: int = MAX_FRAMES) -> list:
     return [items[i] for i in idx]
 
 
-def _payload(run_id, status, status_text, layout, base, curves, states, *, height=420, empty_caption=""):
+def _payload(run_id, status, status_text, layout, base, curves, states, *, height=420, empty_caption="",
+             window=WINDOW, max_behind=WINDOW // 2, surface=None):
+    """``max_behind``: pending states beyond which the browser jumps ahead instead of painting each.
+    ``surface``: colours for a state's ``surface`` (a probability grid drawn under the x/y axes)."""
     return {"run": run_id, "status": status, "status_text": status_text, "layout": layout, "base": base,
-            "curves": curves, "states": states[-WINDOW:], "height": height, "pace_ms": 20,
-            "max_behind": WINDOW // 2, "empty_caption": empty_caption}
+            "curves": curves, "states": states[-window:], "height": height, "pace_ms": 20,
+            "max_behind": max_behind, "empty_caption": empty_caption, "surface": surface}
 
 
 # ---- two-layer net ----

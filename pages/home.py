@@ -31,5 +31,10 @@ with c4, st.container(border=True):
     st.markdown("Inside backward: the autograd graph, `ctx`, a gradcheck lab with Jacobians, and the classic "
                 "mistakes side by side.")
     st.page_link("pages/xray.py", label="Open lesson 4")
+with st.container(border=True):
+    st.subheader("5 · Classification playground")
+    st.markdown("The custom ReLU at work: a small network learns XOR, circles, moons and spirals. Play, Pause, "
+                "Step and Reset, with the decision surface redrawn live.")
+    st.page_link("pages/playground.py", label="Open lesson 5")
 st.caption("Settings in the sidebar (device, dtype, seed) apply to every lesson and are kept in the address "
            "bar, so a link shares them.")

@@ -25,6 +25,57 @@ function upperBound(xs, step) {  // number of entries with x <= step (xs ascendi
   return lo;
 }
 
+function drawSurface(root, z, colors) {
+  // z: rows of probabilities from the bottom of the plot up; colors: RGB at 0, 0.5 and 1. Drawn on a
+  // canvas under the (transparent) plot: updating it costs no Plotly work at all.
+  const rows = z.length, cols = z[0].length;
+  const small = document.createElement("canvas");
+  small.width = cols;
+  small.height = rows;
+  const img = small.getContext("2d").createImageData(cols, rows);
+  for (let i = 0; i < rows; i++) {
+    for (let j = 0; j < cols; j++) {
+      const v = Math.min(1, Math.max(0, z[i][j]));
+      const [a, b, t] = v < 0.5 ? [colors[0], colors[1], v * 2] : [colors[1], colors[2], v * 2 - 1];
+      const k = ((rows - 1 - i) * cols + j) * 4;
+      for (let c = 0; c < 3; c++) img.data[k + c] = Math.round(a[c] + (b[c] - a[c]) * t);
+      img.data[k + 3] = 255;
+    }
+  }
+  small.getContext("2d").putImageData(img, 0, 0);
+  const canvas = surfaceCanvas(root);
+  const ctx = canvas.getContext("2d");
+  ctx.imageSmoothingEnabled = true;
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  ctx.drawImage(small, 0, 0, canvas.width, canvas.height);
+}
+
+function surfaceCanvas(root) {
+  let canvas = root.querySelector(".studio-surface");
+  if (!canvas) {
+    canvas = document.createElement("canvas");
+    canvas.className = "studio-surface";
+    root.querySelector(".studio-plot-wrap").prepend(canvas);
+  }
+  return canvas;
+}
+
+function placeSurface(root) {  // over the x/y plot area, which Plotly knows after each draw
+  const plot = root.querySelector(".studio-plot");
+  const full = plot._fullLayout;
+  const canvas = root.querySelector(".studio-surface");
+  if (!full || !canvas) return;
+  const x = full.xaxis, y = full.yaxis;
+  Object.assign(canvas.style, { left: `${x._offset}px`, top: `${y._offset}px`,
+                                width: `${x._length}px`, height: `${y._length}px` });
+  if (canvas.width !== Math.round(x._length) || canvas.height !== Math.round(y._length)) {
+    canvas.width = Math.round(x._length);
+    canvas.height = Math.round(y._length);
+    const s = root.__studio;
+    if (s.surface) drawSurface(root, s.surface, s.data.surface.colors);
+  }
+}
+
 function paint(root, state, data) {
   const s = root.__studio;
   const plot = root.querySelector(".studio-plot");
@@ -38,11 +89,18 @@ function paint(root, state, data) {
     // New run or new axes: a full draw. Otherwise only trace data changes, and Plotly's animation
     // path (redraw: false, axis ranges fixed by Python) repaints them without laying out the figure.
     const traces = data.base.map((t, i) => Object.assign({}, t, update[i] || {}));
-    window.Plotly.react(plot, traces, data.layout, PLOT_CONFIG);
+    window.Plotly.react(plot, traces, data.layout, PLOT_CONFIG).then(() => placeSurface(root));
+    if (!s.afterplot && plot.on) { plot.on("plotly_afterplot", () => placeSurface(root)); s.afterplot = true; }
     s.drawnLayout = s.layoutKey;
   } else {
     const idx = Object.keys(update).map(Number);
-    window.Plotly.animate(plot, { data: idx.map((i) => update[i]), traces: idx }, ANIMATE);
+    if (idx.length) window.Plotly.animate(plot, { data: idx.map((i) => update[i]), traces: idx }, ANIMATE);
+  }
+  if (state.surface && data.surface) {
+    s.surface = state.surface;
+    surfaceCanvas(root);
+    placeSurface(root);
+    drawSurface(root, state.surface, data.surface.colors);
   }
   setText(root.querySelector(".studio-caption"), state.caption || "");
   const metrics = root.querySelector(".studio-metrics");

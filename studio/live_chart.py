@@ -14,7 +14,7 @@ import streamlit as st
 _HTML = """<div class="studio-live">
   <div class="studio-status" aria-live="polite"></div>
   <div class="studio-caption"></div>
-  <div class="studio-plot"></div>
+  <div class="studio-plot-wrap"><div class="studio-plot"></div></div>
   <div class="studio-metrics"></div>
 </div>"""
 
@@ -22,7 +22,9 @@ _CSS = """
 .studio-live { font-family: var(--st-font, "Source Sans Pro", sans-serif); color: var(--st-text-color, #31333f); }
 .studio-status { font-size: 0.95rem; opacity: 0.8; min-height: 1.3em; }
 .studio-caption { font-size: 1.1rem; font-weight: 600; min-height: 1.4em; font-variant-numeric: tabular-nums; }
-.studio-plot { width: 100%; }
+.studio-plot-wrap { position: relative; width: 100%; }
+.studio-plot { width: 100%; position: relative; z-index: 1; }
+.studio-surface { position: absolute; z-index: 0; pointer-events: none; opacity: 0.8; }
 .studio-metrics { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; margin-top: 0.25rem; }
 .studio-metric { display: flex; flex-direction: column; font-variant-numeric: tabular-nums; }
 .studio-metric span { font-size: 0.85rem; opacity: 0.75; }

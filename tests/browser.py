@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -86,7 +87,7 @@ def set_speed(page, value: str) -> None:
     """Move the speed slider with the keyboard: End for 'max', else Home then right-arrows."""
     from studio.live_view import SPEEDS
 
-    slider = page.get_by_role("slider")
+    slider = page.get_by_role("slider", name=re.compile(r"^Speed"))
     slider.focus()
     slider.press("Home")
     for _ in range(SPEEDS.index(value)):

@@ -186,3 +186,25 @@ def test_xray_lesson(server, context):
     page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length > 0")
     assert exception_boxes(page) == 0
     page.screenshot(path=str(ARTIFACTS / "lesson4-xray.png"), full_page=True)
+
+
+def test_playground_lesson(server, context):
+    page = open_page(context, f"{server}/playground")
+    wait_painted(page, 0)
+    surface_js = "() => document.querySelector('.studio-live .studio-surface').toDataURL()"
+    before = page.evaluate(surface_js)
+    box = page.locator(".studio-live .studio-surface").bounding_box()
+    assert box["width"] > 200 and box["height"] > 200  # laid over the plot area
+    set_speed(page, "max")
+    page.get_by_role("button", name="Play").click()
+    wait_painted(page, 100)
+    page.get_by_role("button", name="Pause").click()
+    wait_idle(page)
+    step = int(page.locator(".studio-live").get_attribute("data-painted"))
+    assert step >= 100
+    assert page.evaluate(surface_js) != before  # the decision surface changed
+    page.screenshot(path=str(ARTIFACTS / "lesson5-playground.png"), full_page=True)
+    page.get_by_role("button", name="Reset").click()
+    wait_idle(page)
+    page.wait_for_function("() => document.querySelector('.studio-live').dataset.painted === '0'")
+    assert exception_boxes(page) == 0

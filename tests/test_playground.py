@@ -1,0 +1,135 @@
+"""Datasets and the playground trainer: determinism, learnability, Step/Reset, extremes."""
+
+import pytest
+import torch
+
+from autodiff_core.data import DATASETS, make_dataset
+from autodiff_core.playground import MLP, OPTIMIZERS, Playground, PlaygroundConfig
+
+
+@pytest.mark.parametrize("name", list(DATASETS))
+def test_datasets_are_decided_by_their_seed(name):
+    x1, y1 = make_dataset(name, 50, 0.1, seed=3)
+    x2, y2 = make_dataset(name, 50, 0.1, seed=3)
+    x3, _ = make_dataset(name, 50, 0.1, seed=4)
+    assert torch.equal(x1, x2) and torch.equal(y1, y2) and not torch.equal(x1, x3)
+    assert x1.shape == (100, 2) and y1.tolist() == [0.0] * 50 + [1.0] * 50
+
+
+def test_datasets_leave_the_global_rng_alone():
+    state = torch.get_rng_state()
+    for name in DATASETS:
+        make_dataset(name, 20, 0.2, seed=1)
+    assert torch.equal(state, torch.get_rng_state())
+
+
+def test_xor_labels_follow_the_quadrants_without_noise():
+    x, y = make_dataset("XOR", 200, 0.0, seed=0)
+    assert torch.equal((x[:, 0] * x[:, 1] < 0).float(), y)
+
+
+@pytest.mark.parametrize(("name", "target"), [("XOR", 0.9), ("Circles", 0.85), ("Two moons", 0.95)])
+def test_the_default_model_learns_each_dataset(name, target):
+    """The default playground (2 x 8 MyReLU units, Adam 0.03, batch 32) within 500 steps."""
+    pg = Playground(PlaygroundConfig(dataset=name))
+    best = max(s.test_accuracy for s in pg.run(500, record_every=50))
+    assert best >= target
+
+
+def test_reset_restores_the_same_initial_weights_and_step_advances():
+    pg = Playground(PlaygroundConfig())
+    start = [p.detach().clone() for p in pg.model.parameters()]
+    first = pg.snapshot()
+    for _ in range(5):
+        pg.step()
+    assert pg.steps_done == 5
+    assert any(not torch.equal(a, b) for a, b in zip(start, pg.model.parameters(), strict=True))
+    pg.reset()
+    assert pg.steps_done == 0
+    assert all(torch.equal(a, b) for a, b in zip(start, pg.model.parameters(), strict=True))
+    assert pg.snapshot() == first
+    again = Playground(PlaygroundConfig())  # a new playground with the same seed starts the same
+    assert all(torch.equal(a, b) for a, b in zip(start, again.model.parameters(), strict=True))
+
+
+def test_two_runs_after_reset_take_identical_steps():
+    pg = Playground(PlaygroundConfig())
+    a = [s.train_loss for s in pg.run(40, 10)]
+    pg.reset()
+    b = [s.train_loss for s in pg.run(40, 10)]
+    assert a == b
+
+
+def test_run_continues_from_where_the_model_is():
+    pg = Playground(PlaygroundConfig())
+    list(pg.run(20, 10))
+    snaps = list(pg.run(20, 10))
+    assert [s.step for s in snaps] == [20, 30, 40]
+
+
+def test_training_settings_change_without_losing_the_weights():
+    pg = Playground(PlaygroundConfig())
+    list(pg.run(10, 10))
+    weights = [p.detach().clone() for p in pg.model.parameters()]
+    from dataclasses import replace
+
+    pg.set_training(replace(pg.config, optimizer="SGD (by hand)", learning_rate=0.1))
+    assert all(torch.equal(a, b) for a, b in zip(weights, pg.model.parameters(), strict=True))
+    with pytest.raises(ValueError, match="new Playground"):
+        pg.set_training(replace(pg.config, dataset="Circles"))
+
+
+def test_the_surface_comes_from_one_batched_forward_pass():
+    pg = Playground(PlaygroundConfig(grid=12))
+    snap = pg.snapshot()
+    with torch.no_grad():
+        expected = pg.model(pg.grid_points).reshape(12, 12)
+    assert len(snap.surface) == 12 and len(snap.surface[0]) == 12
+    assert abs(torch.tensor(snap.surface) - expected).max() < 1e-4
+
+
+@pytest.mark.parametrize("optimizer", OPTIMIZERS)
+def test_every_optimizer_learns_xor(optimizer):
+    lr = {"Adam": 0.03, "SGD + momentum": 0.1, "SGD (by hand)": 0.5}[optimizer]
+    pg = Playground(PlaygroundConfig(optimizer=optimizer, learning_rate=lr))
+    assert max(s.test_accuracy for s in pg.run(600, 100)) >= 0.85
+
+
+def test_the_activation_is_the_custom_function_by_default():
+    pg = Playground(PlaygroundConfig())
+    x = torch.randn(4, 2)
+    hidden = pg.model.act(pg.model.layers[0](x))
+    assert type(hidden.grad_fn).__name__ == "MyReLUBackward"
+    assert isinstance(pg.model, MLP)
+
+
+def test_a_huge_learning_rate_says_why_nothing_learns():
+    for optimizer in OPTIMIZERS:
+        pg = Playground(PlaygroundConfig(optimizer=optimizer, learning_rate=1e6))
+        last = list(pg.run(200, 50))[-1]
+        assert "learning rate" in last.message and "too large" in last.message or "died" in last.message
+
+
+def test_nan_weights_end_the_run_as_diverged():
+    pg = Playground(PlaygroundConfig())
+    with torch.no_grad():
+        pg.model.layers[0].weight.fill_(float("nan"))
+    snaps = list(pg.run(30, 10))
+    assert len(snaps) == 1 and snaps[0].diverged and "diverged at step 0" in snaps[0].message
+
+
+def test_one_neuron_layers_and_zero_noise_still_train():
+    pg = Playground(PlaygroundConfig(hidden=(1, 1, 1), noise=0.0, dataset="Gaussian clusters"))
+    snaps = list(pg.run(100, 50))
+    assert not snaps[-1].diverged and len(snaps) == 3
+
+
+@pytest.mark.parametrize(("kwargs", "field"), [
+    ({"hidden": ()}, "hidden must list 1 to 3"), ({"hidden": (8, 8, 8, 8)}, "hidden"),
+    ({"hidden": (0,)}, "hidden layer width"), ({"dataset": "iris"}, "dataset must be one of"),
+    ({"optimizer": "RMSprop"}, "optimizer"), ({"batch_size": 0}, "batch_size"), ({"noise": -1}, "noise"),
+    ({"test_fraction": 0.99}, "test_fraction"), ({"learning_rate": 0}, "learning_rate"),
+])
+def test_bad_playground_configs_raise(kwargs, field):
+    with pytest.raises(ValueError, match=field):
+        PlaygroundConfig(**kwargs)
