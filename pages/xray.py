@@ -64,8 +64,8 @@ with tabs[1]:
     forms = (("classic forward(ctx, input)", "ReLU"), ("modern forward + setup_context", "ReLU (modern form)"))
     for label, name in forms:
         t = trace_function(name, x, g)
-        rows[label] = {"ctx.saved_tensors": t.saved[0].values, "ctx.needs_input_grad": str(t.needs_input_grad),
-                       "grad_output in": t.grad_output, "grad_input out": t.grad_input}
+        rows[label] = {"ctx.saved_tensors": str(t.saved[0].values), "ctx.needs_input_grad": str(t.needs_input_grad),
+                       "grad_output in": str(t.grad_output), "grad_input out": str(t.grad_input)}
     st.dataframe(rows, width="stretch")
     a, b = (trace_function(n, x, g).grad_input for n in ("ReLU", "ReLU (modern form)"))
     st.success("Both forms return the same grad_input.") if a == b else st.error("The two forms disagree.")

@@ -85,7 +85,7 @@ def test_the_surface_comes_from_one_batched_forward_pass():
     with torch.no_grad():
         expected = pg.model(pg.grid_points).reshape(12, 12)
     assert len(snap.surface) == 12 and len(snap.surface[0]) == 12
-    assert abs(torch.tensor(snap.surface) - expected).max() < 1e-4
+    assert abs(torch.tensor(snap.surface) - expected).max() <= 5e-4 + 1e-7  # rounded to 3 decimals
 
 
 @pytest.mark.parametrize("optimizer", OPTIMIZERS)
