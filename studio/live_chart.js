@@ -155,7 +155,6 @@ export default function (component) {
   if (data.run !== s.run) { s.run = data.run; s.painted = -2; }  // -2: nothing drawn yet
   s.data = data;
   s.layoutKey = `${data.run}|${JSON.stringify(data.layout)}`;
-  s.updates = (s.updates || 0) + 1;
   root.querySelector(".studio-plot").style.height = `${data.height || 420}px`;
   loadPlotly().then(() => {
     tick(root);
