@@ -87,9 +87,12 @@ def live_section(lesson: str, draw: Callable[[LiveRun | None], None]) -> None:
 
     @st.fragment(run_every=POLL_SECONDS if polling else None)
     def _live() -> None:
-        draw(run)
         if polling and not run.running:
-            st.rerun()  # one full rerun: stops the polling and shows the finished view
+            # One full rerun stops the polling and draws the finished view. It must come before any
+            # drawing: a fragment run that changed its own elements (live chart -> replay) and then
+            # reran made the browser reject its deltas ("Bad delta path") and blank the page.
+            st.rerun()
+        draw(run)
 
     _live()
     if run is not None and run.status in ("diverged", "error") and not run.running:

@@ -63,9 +63,17 @@ def launch(playwright):
 
 
 def wait_idle(page, timeout: float = 60_000) -> None:
-    """Wait until the script has finished its current run (never on content that may be stale)."""
+    """Wait until the script has finished its current run (never on content that may be stale).
+
+    Waits on the attribute alone (attached, not 'visible'): a reconnecting overlay must not count as
+    busy. On a time-out a screenshot is saved to artifacts/ for whoever looks next."""
     page.wait_for_timeout(150)  # let a run triggered by the last action begin
-    page.wait_for_selector(IDLE, timeout=timeout)
+    try:
+        page.wait_for_selector(IDLE, state="attached", timeout=timeout)
+    except Exception:
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"wait-idle-timeout-{int(time.time())}.png"), full_page=True)
+        raise
 
 
 def open_page(context, url: str):

@@ -44,10 +44,13 @@ def browser():
 @pytest.fixture
 def context(browser):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    external = []
+    external, errors = [], []
     ctx.on("request", lambda r: r.url.startswith(("http://127.0.0.1", "data:", "blob:")) or external.append(r.url))
+    ctx.on("weberror", lambda e: errors.append(f"page error: {e.error}"))
+    ctx.on("page", lambda page: page.on("crash", lambda _: errors.append("page crashed")))
     yield ctx
     ctx.close()
+    assert not errors, errors  # an uncaught page error can blank the app: it fails the test
     assert not external, f"requests left this machine: {external[:5]}"
 
 
