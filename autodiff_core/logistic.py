@@ -86,10 +86,19 @@ class LogisticRegression(nn.Module):
         return self.sigmoid(self.features(x))  # (n, 1)
 
 
+def _clusters(config: LogisticConfig, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    return gaussian_clusters(config.n_per_class, config.spread, g, mean=config.mean, bias=config.bias)
+
+
+def logistic_data(config: LogisticConfig) -> tuple[torch.Tensor, torch.Tensor]:
+    """The run's points, (2n, 2) and (2n,), float32 on the CPU: for drawing, no model built."""
+    return _clusters(config, torch.Generator().manual_seed(config.seed))
+
+
 def make_data_and_model(config: LogisticConfig) -> tuple[torch.Tensor, torch.Tensor, LogisticRegression]:
     """The clusters and the initial model, drawn in the tutorial's order from one seeded generator."""
     g = torch.Generator().manual_seed(config.seed)
-    x, y = gaussian_clusters(config.n_per_class, config.spread, g, mean=config.mean, bias=config.bias)
+    x, y = _clusters(config, g)
     model = LogisticRegression(generator=g)
     device, dtype = resolve_device(config.device), resolve_dtype(config.dtype)
     return x.to(device, dtype), y.to(device, dtype), model.to(device, dtype)

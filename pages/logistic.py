@@ -6,7 +6,7 @@ import streamlit as st
 
 from autodiff_core import LogisticConfig, train_logistic
 from autodiff_core.figures import logistic_live_payload, logistic_replay_figure
-from autodiff_core.logistic import make_data_and_model
+from autodiff_core.logistic import logistic_data
 from studio.live_chart import live_chart
 from studio.live_view import controls, live_section, status_text
 from studio.page import require_app
@@ -68,8 +68,7 @@ controls("logistic", start if config else None, default_speed="50")
 
 def draw(run: LiveRun | None) -> None:
     shown = run.config if run else (config or D)
-    x, y, _ = make_data_and_model(shown.__class__(**{**shown.__dict__, "device": "cpu"}))
-    x, y = x.float().numpy(), y.numpy()
+    x, y = (t.numpy() for t in logistic_data(shown))
     snaps, _ = run.view() if run else ([], 0)
     text = status_text(run, "iteration", shown.max_iterations)
     if run is not None and not run.running and snaps and not snaps[0].diverged:

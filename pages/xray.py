@@ -11,7 +11,7 @@ from autodiff_core.figures_xray import jacobian_figure, relu_compare_figure, sgd
 from autodiff_core.functions import MyReLU, MyReLUModern
 from autodiff_core.graph import logistic_graph, to_dot, two_layer_graph
 from autodiff_core.inspector import trace_function
-from autodiff_core.logistic import make_data_and_model
+from autodiff_core.logistic import logistic_data
 from studio.inputs import parse_vector
 from studio.page import require_app
 from studio.sidebar import current_settings
@@ -99,8 +99,8 @@ with tabs[3]:
                "earlier ones and the weights grow many times larger.")
     config = LogisticConfig(record_every=1, device=settings.device, dtype=settings.dtype)
     right, forgot = cached_zero_grad(config)
-    x_, y_, _ = make_data_and_model(LogisticConfig())
-    st.plotly_chart(zero_grad_figure(right, forgot, x_.numpy(), y_.numpy()), key="xr_zero_grad")
+    points = logistic_data(config)
+    st.plotly_chart(zero_grad_figure(right, forgot, *(t.numpy() for t in points)), key="xr_zero_grad")
     ratio = (abs(forgot[-1].w0) + abs(forgot[-1].w1)) / (abs(right[-1].w0) + abs(right[-1].w1))
     st.markdown(f"Without `zero_grad()` the weights end **{ratio:.1f}× larger** "
                 f"(stopping at iteration {forgot[-1].iteration} instead of {right[-1].iteration}).")

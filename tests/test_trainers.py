@@ -19,7 +19,7 @@ from autodiff_core import (
     train_two_layer,
 )
 from autodiff_core.functions import MyReLU
-from autodiff_core.logistic import boundary_y
+from autodiff_core.logistic import boundary_y, logistic_data, make_data_and_model
 
 
 def tutorial_two_layer_losses(steps=500, relu=MyReLU.apply):
@@ -304,3 +304,10 @@ def test_engine_imports_no_ui_library():
     code = ("import sys, autodiff_core; "
             "bad = [m for m in ('streamlit', 'plotly') if m in sys.modules]; print(bad); assert not bad")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_logistic_data_are_the_points_the_trainer_uses():
+    config = LogisticConfig(dtype="float64", mean=2.0)
+    x, y = logistic_data(config)
+    tx, ty, _ = make_data_and_model(config)
+    assert x.dtype == torch.float32 and torch.equal(x.double(), tx) and torch.equal(y.double(), ty)
