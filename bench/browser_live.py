@@ -15,11 +15,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from tests.browser import (  # noqa: E402
-    SAMPLER_JS,
-    STOP_SAMPLER_JS,
     launch,
     open_page,
     painted_rate,
+    sample_live,
     set_number,
     set_speed,
     streamlit_server,
@@ -70,18 +69,13 @@ def main() -> None:
             wait_idle(pages[0])
         pages[0].evaluate(FIRST_FRAME_JS)
         time.sleep(1)
-        pages[0].evaluate(SAMPLER_JS, 40)
-        time.sleep(4)
-        one, _, blank1 = painted_rate(pages[0].evaluate(STOP_SAMPLER_JS))
+        one, _, blank1 = painted_rate(sample_live(pages[0], seconds=4)[0])
         pages[0].get_by_role("button", name="Stop").click()
         for page in pages:
             wait_idle(page)
             page.get_by_role("button", name="Train").click()
         time.sleep(1)
-        for page in pages:
-            page.evaluate(SAMPLER_JS, 40)
-        time.sleep(4)
-        three = [painted_rate(page.evaluate(STOP_SAMPLER_JS)) for page in pages]
+        three = [painted_rate(samples) for samples in sample_live(*pages, seconds=4)]
         for page in pages:
             page.get_by_role("button", name="Stop").click()
         logistic = open_page(contexts[0], f"{url}/logistic")

@@ -54,7 +54,7 @@ def engine(rounds: int) -> None:
 def browser() -> None:
     from playwright.sync_api import sync_playwright
 
-    from tests.browser import SAMPLER_JS, STOP_SAMPLER_JS, launch, open_page, painted_rate, set_speed, streamlit_server
+    from tests.browser import launch, open_page, painted_rate, sample_live, set_speed, streamlit_server
 
     with streamlit_server() as url, sync_playwright() as p:
         b = launch(p)
@@ -62,9 +62,7 @@ def browser() -> None:
         set_speed(page, "200")  # 20 surface states a second (one every 10 steps)
         page.get_by_role("button", name="Play").click()
         time.sleep(2)
-        page.evaluate(SAMPLER_JS, 40)
-        time.sleep(5)
-        rate, distinct, blank = painted_rate(page.evaluate(STOP_SAMPLER_JS))
+        rate, distinct, blank = painted_rate(sample_live(page, seconds=5)[0])
         b.close()
     print(f"browser: {rate:.1f} painted surface states/s ({distinct} distinct sampled, {blank} blank samples)")
 

@@ -120,12 +120,14 @@ SAMPLER_JS = """(ms) => {
 STOP_SAMPLER_JS = "() => { clearInterval(window.__studioSampler); return window.__studioSamples; }"
 
 
-def sample_live(page, seconds: float, interval_ms: int = 40) -> list[dict]:
-    """Sample the live chart inside the page every ``interval_ms`` for ``seconds`` (no round trips
-    from here while it runs): what is painted, and whether a chart is on screen at all."""
-    page.evaluate(SAMPLER_JS, interval_ms)
+def sample_live(*pages, seconds: float, interval_ms: int = 40) -> list[list[dict]]:
+    """Sample the live chart inside each page every ``interval_ms`` for the same ``seconds`` (no round
+    trips from here while it runs): what is painted, and whether a chart is on screen at all.
+    Returns one list of samples per page."""
+    for page in pages:
+        page.evaluate(SAMPLER_JS, interval_ms)
     time.sleep(seconds)
-    return page.evaluate(STOP_SAMPLER_JS)
+    return [page.evaluate(STOP_SAMPLER_JS) for page in pages]
 
 
 def painted_rate(samples: list[dict]) -> tuple[float, int, int]:

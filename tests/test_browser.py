@@ -8,8 +8,6 @@ import pytest
 
 from tests.browser import (
     ARTIFACTS,
-    SAMPLER_JS,
-    STOP_SAMPLER_JS,
     exception_boxes,
     launch,
     open_page,
@@ -128,7 +126,8 @@ def test_live_chart_paints_smoothly_in_one_and_in_three_tabs(server, browser):
             set_speed(page, "100")
         pages[0].get_by_role("button", name="Train").click()
         time.sleep(1.0)
-        rate, distinct, blank = painted_rate(sample_live(pages[0], 3.0))
+        [samples] = sample_live(pages[0], seconds=3.0)
+        rate, distinct, blank = painted_rate(samples)
         print(f"one tab: {rate:.1f} painted states/s, {distinct} distinct, {blank} blank samples")
         assert rate >= 20 and blank == 0
         pages[0].get_by_role("button", name="Stop").click()
@@ -136,12 +135,9 @@ def test_live_chart_paints_smoothly_in_one_and_in_three_tabs(server, browser):
             wait_idle(page)
             page.get_by_role("button", name="Train").click()
         time.sleep(1.0)
-        for page in pages:  # sample all three tabs over the same seconds
-            page.evaluate(SAMPLER_JS, 40)
-        time.sleep(3.0)
+        tabs = sample_live(*pages, seconds=3.0)  # all three tabs over the same seconds
         rates = []
-        for i, page in enumerate(pages):
-            samples = page.evaluate(STOP_SAMPLER_JS)
+        for i, (page, samples) in enumerate(zip(pages, tabs, strict=True)):
             rate, distinct, blank = painted_rate(samples)
             rates.append((rate, blank))
             print(f"tab {i + 1} of 3: {rate:.1f} painted states/s, {distinct} distinct, {blank} blank samples, "
