@@ -9,6 +9,13 @@ from tests.conftest import wait_for_run
 PAGES = ["pages/home.py", "pages/custom_function.py", "pages/two_layer.py", "pages/logistic.py"]
 
 
+def train_at_full_speed(at, lesson):
+    """Speed 'max', press Train, rerun until the run has ended; returns the run."""
+    at.select_slider(key=f"{lesson}_speed").set_value("max").run()
+    at.button(key=f"{lesson}_train").click().run()
+    return wait_for_run(at, lesson)
+
+
 def payload(at, key):
     [el] = [e for e in at.get("bidi_component") if e.proto.id.endswith(key)]
     return json.loads(el.proto.json)
@@ -61,9 +68,7 @@ def test_a_point_on_the_kink_is_explained(app):
 def test_two_layer_short_run_streams_the_loss(app):
     app.switch_page("pages/two_layer.py").run()
     app.number_input(key="tl_steps").set_value(40).run()
-    app.select_slider(key="two_layer_speed").set_value("max").run()
-    app.button(key="two_layer_train").click().run()
-    run = wait_for_run(app, "two_layer")
+    run = train_at_full_speed(app, "two_layer")
     assert run.status == "done" and run.count == 40
     data = payload(app, "two_layer_live")
     assert data["curves"]["0"]["x"] == list(range(40))
@@ -76,9 +81,7 @@ def test_two_layer_short_run_streams_the_loss(app):
 def test_two_layer_divergence_warns_and_keeps_the_last_good_state(app):
     app.switch_page("pages/two_layer.py").run()
     app.number_input(key="tl_lr").set_value(1e-3).run()
-    app.select_slider(key="two_layer_speed").set_value("max").run()
-    app.button(key="two_layer_train").click().run()
-    run = wait_for_run(app, "two_layer")
+    run = train_at_full_speed(app, "two_layer")
     assert run.status == "diverged"
     assert "diverged at step 2" in app.warning[0].value and "learning rate" in app.warning[0].value
     data = payload(app, "two_layer_live")
@@ -97,9 +100,7 @@ def test_two_layer_oversized_config_is_refused_with_a_message(app):
 
 def test_logistic_run_becomes_an_animation_with_the_tutorial_caption(app):
     app.switch_page("pages/logistic.py").run()
-    app.select_slider(key="logistic_speed").set_value("max").run()
-    app.button(key="logistic_train").click().run()
-    run = wait_for_run(app, "logistic")
+    run = train_at_full_speed(app, "logistic")
     assert run.status == "done" and run.last.iteration == 380
     fig = figure(app, "logistic_replay")
     assert len(fig["frames"]) == 20 and fig["frames"][-1]["name"] == "380"
@@ -113,22 +114,17 @@ def test_logistic_run_becomes_an_animation_with_the_tutorial_caption(app):
 
 def test_forgetting_zero_grad_grows_the_weights_on_screen(app):
     app.switch_page("pages/logistic.py").run()
-    app.select_slider(key="logistic_speed").set_value("max").run()
     app.toggle(key="lr_forget").set_value(True).run()
-    app.button(key="logistic_train").click().run()
-    forgot = wait_for_run(app, "logistic").last
+    forgot = train_at_full_speed(app, "logistic").last
     app.toggle(key="lr_forget").set_value(False).run()
-    app.button(key="logistic_train").click().run()
-    right = wait_for_run(app, "logistic").last
+    right = train_at_full_speed(app, "logistic").last
     assert abs(forgot.w0) > 5 * abs(right.w0)
 
 
 def test_the_last_run_survives_a_trip_to_another_page(app):
     app.switch_page("pages/logistic.py").run()
     app.number_input(key="lr_momentum").set_value(0.5).run()
-    app.select_slider(key="logistic_speed").set_value("max").run()
-    app.button(key="logistic_train").click().run()
-    run = wait_for_run(app, "logistic")
+    run = train_at_full_speed(app, "logistic")
     app.switch_page("pages/home.py").run()
     app.switch_page("pages/logistic.py").run()
     assert app.number_input(key="lr_momentum").value == 0.5
