@@ -122,8 +122,13 @@ train = (pg.x_train.cpu().float().numpy(), pg.y_train.cpu().numpy())
 test = (pg.x_test.cpu().float().numpy(), pg.y_test.cpu().numpy())
 
 
+def shown_snapshots(run: LiveRun | None) -> list:
+    """What the chart shows: the live run's snapshots, else the history of steps and paused runs."""
+    return run.view()[0] if run is not None else st.session_state["pg_history"]
+
+
 def draw(run: LiveRun | None) -> None:
-    snaps = run.view()[0] if run is not None else st.session_state["pg_history"]
+    snaps = shown_snapshots(run)
     last = snaps[-1].step if snaps else 0
     live_chart(playground_live_payload(
         snaps, pg.extent, pg.config.grid, train, test, run_id=run.run_id if run else f"idle-{id(pg)}",
@@ -132,10 +137,10 @@ def draw(run: LiveRun | None) -> None:
 
 
 live_section("playground", draw)
-latest = (current_run("playground").last if current_run("playground") else None) or st.session_state["pg_history"][-1]
+history = shown_snapshots(current_run("playground"))
+latest = history[-1] if history else st.session_state["pg_history"][-1]  # a run that has yielded nothing yet
 if latest.message and not latest.diverged:
     st.warning(latest.message)
-history = current_run("playground").view()[0] if current_run("playground") else st.session_state["pg_history"]
 if not _running() and len(history) > 2:
     with st.expander("Replay the run as an animation"):
         st.plotly_chart(playground_replay_figure(history, pg.extent, pg.config.grid, train, test),
