@@ -65,7 +65,7 @@ def _saved(fn) -> tuple[Saved, ...]:
 def walk(loss: torch.Tensor, names: dict[int, str] | None = None) -> Graph:
     """The backward graph of ``loss``. ``names`` maps ``id(leaf)`` to a display name such as "w1"."""
     names = names or {}
-    nodes, edges, seen, queue = [], [], {}, [loss.grad_fn]
+    nodes, links, seen, queue = [], [], {}, [loss.grad_fn]
     while queue:
         fn = queue.pop(0)
         if fn is None or id(fn) in seen:
@@ -82,17 +82,8 @@ def walk(loss: torch.Tensor, names: dict[int, str] | None = None) -> Graph:
         for nxt, _ in fn.next_functions:
             if nxt is not None:
                 queue.append(nxt)
-    # edges: a second pass, now that every node has an id
-    stack, visited = [loss.grad_fn], set()
-    while stack:
-        fn = stack.pop()
-        if fn is None or id(fn) in visited:
-            continue
-        visited.add(id(fn))
-        for nxt, _ in fn.next_functions:
-            if nxt is not None:
-                edges.append((seen[id(nxt)], seen[id(fn)]))
-                stack.append(nxt)
+                links.append((id(nxt), id(fn)))  # input -> consumer; ids become node ids below
+    edges = [(seen[a], seen[b]) for a, b in links]
     return Graph(nodes, edges)
 
 
