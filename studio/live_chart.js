@@ -93,8 +93,10 @@ function paint(root, state, data) {
     if (!s.afterplot && plot.on) { plot.on("plotly_afterplot", () => placeSurface(root)); s.afterplot = true; }
     s.drawnLayout = s.layoutKey;
   } else {
-    const idx = Object.keys(update).map(Number);
-    if (idx.length) window.Plotly.animate(plot, { data: idx.map((i) => update[i]), traces: idx }, ANIMATE);
+    // Every trace takes part ({} leaves one as it is): a subplot none of whose traces is animated
+    // loses its markers on this path (seen with the playground's points).
+    const idx = data.base.map((_, i) => i);
+    window.Plotly.animate(plot, { data: idx.map((i) => update[i] || {}), traces: idx }, ANIMATE);
   }
   if (state.surface && data.surface) {
     s.surface = state.surface;

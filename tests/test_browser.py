@@ -202,6 +202,8 @@ def test_playground_lesson(server, context):
     step = int(page.locator(".studio-live").get_attribute("data-painted"))
     assert step >= 100
     assert page.evaluate(surface_js) != before  # the decision surface changed
+    points = "() => document.querySelector('.studio-live .js-plotly-plot').querySelectorAll('.point').length"
+    assert page.evaluate(points) == 200  # every train and test point is still drawn over the surface
     page.screenshot(path=str(ARTIFACTS / "lesson5-playground.png"), full_page=True)
     page.get_by_role("button", name="Reset").click()
     wait_idle(page)
