@@ -96,7 +96,8 @@ function paint(root, state, data) {
     // Every trace takes part ({} leaves one as it is): a subplot none of whose traces is animated
     // loses its markers on this path (seen with the playground's points).
     const idx = data.base.map((_, i) => i);
-    window.Plotly.animate(plot, { data: idx.map((i) => update[i] || {}), traces: idx }, ANIMATE);
+    // A newer state interrupts this animation, which rejects its promise: expected, not an error.
+    window.Plotly.animate(plot, { data: idx.map((i) => update[i] || {}), traces: idx }, ANIMATE).catch(() => {});
   }
   if (state.surface && data.surface) {
     s.surface = state.surface;
