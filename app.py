@@ -1,22 +1,32 @@
-"""Autograd Studio: `streamlit run app.py`."""
+"""Autograd Studio: `streamlit run app.py`.
+
+This file has two roles. Streamlit runs it as the script of every browser session (``__name__`` is
+``"__main__"`` then). ``streamlit run`` also imports it once to find ``app``, the server: Streamlit's
+own routes plus the live feed that training charts read while a run is going (``studio/feed.py``).
+"""
 
 import streamlit as st
 
-from studio.boot import configure
-from studio.sidebar import sidebar
-from studio.state import remember
+if __name__ == "__main__":
+    from studio.boot import configure
+    from studio.sidebar import sidebar
+    from studio.state import remember
 
-st.set_page_config(page_title="Autograd Studio", page_icon="∂", layout="wide")
-configure()
+    st.set_page_config(page_title="Autograd Studio", page_icon="∂", layout="wide")
+    configure()
 
-page = st.navigation([
-    st.Page("pages/home.py", title="Home", default=True),
-    st.Page("pages/custom_function.py", title="1 · Custom Function", url_path="custom_function"),
-    st.Page("pages/two_layer.py", title="2 · Two-layer net", url_path="two_layer"),
-    st.Page("pages/logistic.py", title="3 · Logistic regression", url_path="logistic"),
-    st.Page("pages/xray.py", title="4 · Autograd X-ray", url_path="xray"),
-    st.Page("pages/playground.py", title="5 · Classification playground", url_path="playground"),
-])
-sidebar()
-page.run()
-remember()
+    page = st.navigation([
+        st.Page("pages/home.py", title="Home", default=True),
+        st.Page("pages/custom_function.py", title="1 · Custom Function", url_path="custom_function"),
+        st.Page("pages/two_layer.py", title="2 · Two-layer net", url_path="two_layer"),
+        st.Page("pages/logistic.py", title="3 · Logistic regression", url_path="logistic"),
+        st.Page("pages/xray.py", title="4 · Autograd X-ray", url_path="xray"),
+        st.Page("pages/playground.py", title="5 · Classification playground", url_path="playground"),
+    ])
+    sidebar()
+    page.run()
+    remember()
+else:
+    from studio.feed import ROUTES
+
+    app = st.App(__file__, routes=ROUTES)

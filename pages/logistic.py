@@ -70,14 +70,20 @@ def draw(run: LiveRun | None) -> None:
     shown = run.config if run else (config or D)
     x, y = (t.numpy() for t in logistic_data(shown))
     snaps, _ = run.view() if run else ([], 0)
-    text = status_text(run, "iteration", shown.max_iterations)
-    if run is not None and not run.running and snaps and not snaps[0].diverged:
-        st.caption(text)
+    running = run is not None and run.running
+    if run is not None and not running and snaps and not snaps[0].diverged:
+        st.caption(status_text(run, "iteration", shown.max_iterations))
         st.plotly_chart(logistic_replay_figure(snaps, x, y, shown.max_iterations), key="logistic_replay")
         return
-    live_chart(logistic_live_payload(snaps, x, y, run_id=run.run_id if run else "none",
-                                     status=run.status if run else "idle", status_text=text,
-                                     max_iterations=shown.max_iterations), key="logistic_live")
+
+    def payload(run: LiveRun | None) -> dict:  # the live feed calls it too: the data are made once, here
+        snaps, _ = run.view() if run else ([], 0)
+        return logistic_live_payload(snaps, x, y, run_id=run.run_id if run else "none",
+                                     status=run.status if run else "idle",
+                                     status_text=status_text(run, "iteration", shown.max_iterations),
+                                     max_iterations=shown.max_iterations)
+
+    live_chart(payload, run, key="logistic_live", live=running)
 
 
 live_section("logistic", draw)

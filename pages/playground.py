@@ -127,13 +127,17 @@ def shown_snapshots(run: LiveRun | None) -> list:
     return run.view()[0] if run is not None else st.session_state["pg_history"]
 
 
-def draw(run: LiveRun | None) -> None:
+def payload(run: LiveRun | None) -> dict:
     snaps = shown_snapshots(run)
     last = snaps[-1].step if snaps else 0
-    live_chart(playground_live_payload(
+    return playground_live_payload(
         snaps, pg.extent, pg.config.grid, train, test, run_id=run.run_id if run else f"idle-{id(pg)}",
         status=run.status if run else "idle", status_text=status_text(run, "step", max(last, 1)) if run else "",
-        steps_axis=max(500, int(last * 1.25))), key="playground_live")
+        steps_axis=max(500, int(last * 1.25)))
+
+
+def draw(run: LiveRun | None) -> None:
+    live_chart(payload, run, key="playground_live")
 
 
 live_section("playground", draw)

@@ -63,12 +63,15 @@ def start() -> LiveRun:
 controls("two_layer", start if config else None, default_speed="100", unit="steps")
 
 
-def draw(run: LiveRun | None) -> None:
+def payload(run: LiveRun | None) -> dict:
     snaps, _ = run.view() if run else ([], 0)
     steps = run.config.steps if run else (config.steps if config else DEFAULTS.steps)
-    live_chart(two_layer_live_payload(
-        snaps, run_id=run.run_id if run else "none", status=run.status if run else "idle",
-        status_text=status_text(run, "step", steps), steps=steps), key="two_layer_live")
+    return two_layer_live_payload(snaps, run_id=run.run_id if run else "none", status=run.status if run else "idle",
+                                  status_text=status_text(run, "step", steps), steps=steps)
+
+
+def draw(run: LiveRun | None) -> None:
+    live_chart(payload, run, key="two_layer_live")
 
 
 live_section("two_layer", draw)

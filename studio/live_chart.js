@@ -1,7 +1,10 @@
-// Live chart: one Plotly div that persists across updates. Python re-sends the run's recent states
-// (a fragment polls while training runs); this code paints them one per tick, in order, jumping ahead
-// only when far behind, so no state is skipped while the page keeps up.
+// Live chart: one Plotly div that persists across updates. While a run is going this code reads the
+// run's recent states from the live feed (studio/feed.py) and paints them one per tick, in order,
+// jumping ahead only when far behind, so no state is skipped while the page keeps up. When the feed
+// says the run ended it paints the last state at once and asks Streamlit for one rerun.
 const PLOTLY_SRC = "/app/static/plotly.min.js";
+const FEED_MS = 100;  // pause between one feed response and the next request
+const RETRY_MS = 1000;  // after a failed request (server busy or restarting)
 const PLOT_CONFIG = { displayModeBar: false, responsive: true };
 const ANIMATE = { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } };
 
@@ -143,25 +146,59 @@ function tick(root) {
   const latest = states[states.length - 1].seq;
   if (s.painted >= latest) return;
   const pending = states.filter((st) => st.seq > s.painted);
-  // One state per tick, in order; when far behind, jump to a few states before the newest.
-  const state = pending.length > data.max_behind ? pending[pending.length - Math.ceil(data.max_behind / 4)]
-    : pending[0];
+  // One state per tick, in order; when far behind, jump to a few states before the newest. Once the
+  // run has ended (Stop, say), the last state at once.
+  const ended = !["starting", "running"].includes(data.status);
+  const state = ended ? pending[pending.length - 1]
+    : pending.length > data.max_behind ? pending[pending.length - Math.ceil(data.max_behind / 4)] : pending[0];
   s.painted = state.seq;
   paint(root, state, data);
 }
 
-export default function (component) {
-  const { data, parentElement } = component;
-  const root = parentElement.querySelector(".studio-live");
-  if (!root || !data) return;
-  const s = root.__studio || (root.__studio = { painted: -2, run: null, paints: 0, timer: null });
+function follow(root) {
+  // Read the feed until it says the run ended, then ask for the rerun that draws the finished run.
+  const s = root.__studio, feed = s.data.feed;
+  if (!feed || s.feed === feed) return;  // no run going, or already following this one
+  s.feed = feed;
+  const next = () => {
+    if (s.feed !== feed) return;  // a newer run, or the script run after Stop, took over
+    fetch(feed, { cache: "no-store" })
+      .then((r) => (r.ok ? r.json() : r.status === 404 ? null : Promise.reject(new Error(r.statusText))))
+      .then((data) => {
+        if (s.feed !== feed) return;
+        if (!data) { s.feed = null; return; }  // the run is gone (session ended): keep what is shown
+        setData(root, data);
+        if (["starting", "running"].includes(data.status)) { setTimeout(next, FEED_MS); return; }
+        s.feed = null;
+        tick(root);
+        s.setTriggerValue("ended", data.run);
+      })
+      .catch(() => setTimeout(next, RETRY_MS));
+  };
+  next();
+}
+
+function setData(root, data) {
+  const s = root.__studio;
   if (data.run !== s.run) { s.run = data.run; s.painted = -2; }  // -2: nothing drawn yet
   s.data = data;
   s.layoutKey = `${data.run}|${JSON.stringify(data.layout)}`;
+}
+
+export default function (component) {
+  const { data, parentElement, setTriggerValue } = component;
+  const root = parentElement.querySelector(".studio-live");
+  if (!root || !data) return;
+  const s = root.__studio || (root.__studio = { painted: -2, run: null, paints: 0, timer: null, feed: null });
+  s.setTriggerValue = setTriggerValue;
+  if (!data.feed) s.feed = null;  // the script drew a run that is not going: stop following
+  // While following, the feed is newer than what a script run drew (another widget changed, say).
+  if (!(s.feed && s.feed === data.feed)) setData(root, data);
   root.querySelector(".studio-plot").style.height = `${data.height || 420}px`;
   loadPlotly().then(() => {
     tick(root);
     if (!s.timer) s.timer = setInterval(() => tick(root), data.pace_ms || 40);
+    follow(root);
   }).catch((err) => { root.querySelector(".studio-status").textContent = String(err); });
-  return () => { clearInterval(s.timer); s.timer = null; };
+  return () => { clearInterval(s.timer); s.timer = null; s.feed = null; };
 }

@@ -1,15 +1,20 @@
-"""The live chart: a custom component that keeps one Plotly div and repaints it with ``Plotly.react``.
+"""The live chart: a custom component that keeps one Plotly div and repaints it in place.
 
 ``st.plotly_chart`` remounts whenever its figure changes (its element id hashes the spec), which blanks
-the chart during a live run. This component is mounted once under a fixed key, so its DOM persists;
-each update only hands new data to its JS, which paces the painting in the browser.
+the chart during a live run. This component is mounted once under a fixed key, so its DOM persists.
+While its run is going it reads newer payloads from the live feed (``studio.feed``) by itself, paces
+the painting in the browser, and asks for one script rerun when the feed says the run ended.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
+
+from .feed import publish
+from .runner import LiveRun
 
 _HTML = """<div class="studio-live">
   <div class="studio-status" aria-live="polite"></div>
@@ -38,9 +43,22 @@ _component = st.components.v2.component(
 )
 
 
-def live_chart(payload: dict, *, key: str) -> None:
-    """Mount (first call) or update (later calls, same ``key``) the live chart with ``payload``.
+def live_chart(payload: Callable[[LiveRun | None], dict], run: LiveRun | None, *, key: str,
+               live: bool | None = None) -> None:
+    """Mount (first call) or update (later calls, same ``key``) the live chart with ``payload(run)``.
 
-    ``payload`` is built by ``autodiff_core.figures``' ``*_live_payload`` functions.
+    ``payload`` wraps one of ``autodiff_core.figures``' ``*_live_payload`` functions. While the run is
+    going, the live feed calls it again, off the script thread, each time the browser asks. ``live``:
+    whether the page chose this view because the run was going (read now when None). A run that ends
+    after that choice is still followed, so the browser learns it ended and reruns the page.
     """
-    _component(key=key, data=payload, height="content")
+    if live is None:
+        live = run is not None and run.running
+    data = payload(run)
+    if live and run is not None:
+        data["feed"] = publish(run, payload)
+    _component(key=key, data=data, height="content", on_ended_change=_ended)
+
+
+def _ended() -> None:
+    """The browser saw the run end on the feed. The rerun this triggers draws the finished view."""

@@ -1,7 +1,8 @@
 """Train / Stop / speed controls and the live section every training lesson shares.
 
-While a run is going, a fragment polls it a few times a second and passes its snapshots to the page's
-``draw`` function; when the run ends, one full rerun stops the polling and shows the finished view.
+The script run draws the page once; while a run is going, the live chart reads the run from the live
+feed by itself (``studio.feed``), so nothing reruns the script until the run ends. Then the chart asks
+for one rerun, which draws the finished view.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from .runner import LiveRun, current_session_id
 from .state import init_state
 
 SPEEDS = ["1", "2", "5", "10", "20", "50", "100", "200", "500", "1000", "2000", "max"]
-POLL_SECONDS = 0.2  # each poll costs the server ~25 ms of GIL; the browser paces the states it brings
 
 
 def _key(lesson: str) -> str:
@@ -81,19 +81,8 @@ def status_text(run: LiveRun | None, unit: str, total: int) -> str:
 
 
 def live_section(lesson: str, draw: Callable[[LiveRun | None], None]) -> None:
-    """Call ``draw(run)`` now and, while the run is going, again every ``POLL_SECONDS``."""
+    """``draw(run)`` (the live chart, or the finished run's view), then what ended the run if it failed."""
     run = current_run(lesson)
-    polling = run is not None and run.running
-
-    @st.fragment(run_every=POLL_SECONDS if polling else None)
-    def _live() -> None:
-        if polling and not run.running:
-            # One full rerun stops the polling and draws the finished view. It must come before any
-            # drawing: a fragment run that changed its own elements (live chart -> replay) and then
-            # reran made the browser reject its deltas ("Bad delta path") and blank the page.
-            st.rerun()
-        draw(run)
-
-    _live()
+    draw(run)
     if run is not None and run.status in ("diverged", "error") and not run.running:
         (st.warning if run.status == "diverged" else st.error)(run.message)

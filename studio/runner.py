@@ -1,13 +1,14 @@
 """Live runs: a trainer generator driven by a plain worker thread, tied to the browser session.
 
 The worker makes no ``st.*`` calls. It appends snapshots to a ``LiveRun`` that the page keeps in
-``st.session_state``; a polling fragment hands them to the live chart. The run ends when the trainer
-ends, when Stop is pressed, when a new run replaces it, or when its browser session goes away.
+``st.session_state``; the live chart reads them from the live feed (``studio.feed``). The run ends when
+the trainer ends, when Stop is pressed, when a new run replaces it, or when its browser session goes away.
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 import time
 import uuid
@@ -32,6 +33,8 @@ class LiveRun:
     speed: float | None = None  # iterations per second; None runs as fast as the engine
     session_id: str | None = None
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(16), repr=False)  # the live feed's URL
+    payload: Callable[[LiveRun], dict] | None = field(default=None, repr=False)  # what the live feed serves
     snapshots: list = field(default_factory=list)
     count: int = 0  # snapshots produced so far (some may have been thinned out of ``snapshots``)
     status: str = "starting"  # starting, running, done, stopped, diverged, error

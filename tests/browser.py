@@ -112,6 +112,7 @@ SAMPLER_JS = """(ms) => {
     window.__studioSamples.push({t: performance.now() / 1000, painted: root ? root.dataset.painted ?? null : null,
       paints: root ? Number(root.dataset.paints || 0) : 0,
       status: root ? root.dataset.status ?? null : null,
+      script: document.querySelector('[data-testid="stApp"]')?.dataset.testScriptState ?? null,
       visible: !!(box && box.width > 0 && box.height > 0 && plot.querySelector('.main-svg'))});
   }, ms);
 }"""

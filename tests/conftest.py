@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
 import pytest
+from starlette.requests import Request
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
@@ -53,3 +55,14 @@ def wait_for_run(at: AppTest, lesson: str, timeout: float = 60.0):
             return run
         time.sleep(0.1)
     raise AssertionError(f"{lesson} run did not finish within {timeout} s")
+
+
+def feed_get(path: str) -> tuple[int, dict]:
+    """Ask the live feed for ``path`` as the server's router does; returns (status, decoded body)."""
+    from studio.feed import ROUTES
+
+    [route] = ROUTES
+    match, scope = route.matches({"type": "http", "path": path, "method": "GET", "headers": []})
+    assert match.name == "FULL", path
+    response = route.endpoint(Request({"type": "http", "method": "GET", "headers": [], **scope}))
+    return response.status_code, json.loads(response.body)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.conftest import wait_for_run
+from tests.conftest import feed_get, wait_for_run
 
 PAGES = ["pages/home.py", "pages/custom_function.py", "pages/two_layer.py", "pages/logistic.py"]
 
@@ -136,11 +136,17 @@ def test_stop_ends_a_slow_run(app):
     app.switch_page("pages/logistic.py").run()
     app.select_slider(key="logistic_speed").set_value("5").run()
     app.button(key="logistic_train").click().run()
-    assert app.session_state["logistic_run"].running
+    run = app.session_state["logistic_run"]
+    assert run.running
+    # While it goes, the chart reads it from the live feed: the same payload, built when asked.
+    data = payload(app, "logistic_live")
+    assert data["feed"] == f"/api/live/{run.token}"
+    status, fed = feed_get(data["feed"])
+    assert status == 200 and fed["run"] == run.run_id and fed["layout"] == data["layout"]
     app.button(key="logistic_stop").click().run()
-    run = wait_for_run(app, "logistic", timeout=5)
-    assert run.status == "stopped"
+    assert wait_for_run(app, "logistic", timeout=5) is run and run.status == "stopped"
     assert any("Stopped at iteration" in c.value for c in app.caption)
+    assert feed_get(data["feed"])[1]["status"] == "stopped"  # a chart still asking learns that it ended
 
 
 def test_odd_url_parameters_get_messages_not_errors(new_app):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import time
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -117,6 +120,11 @@ def test_logistic_lesson(server, context):
     page.screenshot(path=str(ARTIFACTS / "lesson3-logistic.png"), full_page=True)
 
 
+def script_ran(samples: list[dict]) -> int:
+    """Samples taken while the run was going in which the page's script was running."""
+    return sum(1 for s in samples if s.get("status") == "running" and s.get("script") != "notRunning")
+
+
 def test_live_chart_paints_smoothly_in_one_and_in_three_tabs(server, browser):
     contexts = [browser.new_context(viewport={"width": 1300, "height": 900}) for _ in range(3)]
     try:
@@ -130,6 +138,7 @@ def test_live_chart_paints_smoothly_in_one_and_in_three_tabs(server, browser):
         rate, distinct, blank = painted_rate(samples)
         print(f"one tab: {rate:.1f} painted states/s, {distinct} distinct, {blank} blank samples")
         assert rate >= 20 and blank == 0
+        assert script_ran(samples) == 0  # the chart reads the live feed: no script reruns while it trains
         pages[0].get_by_role("button", name="Stop").click()
         for page in pages:
             wait_idle(page)
@@ -139,14 +148,12 @@ def test_live_chart_paints_smoothly_in_one_and_in_three_tabs(server, browser):
         rates = []
         for i, (page, samples) in enumerate(zip(pages, tabs, strict=True)):
             rate, distinct, blank = painted_rate(samples)
-            rates.append((rate, blank))
+            rates.append((rate, blank, script_ran(samples)))
             print(f"tab {i + 1} of 3: {rate:.1f} painted states/s, {distinct} distinct, {blank} blank samples, "
                   f"{page.evaluate('document.visibilityState')}")
             assert exception_boxes(page) == 0
-        # Measured here: about 30 paints a second in all, shared unevenly (7 to 17 a tab). Headless
-        # Chromium rasterises in software, and three tabs share the two cores with the server.
-        assert all(rate >= 5 and blank == 0 for rate, blank in rates), rates
-        assert sum(rate for rate, _ in rates) >= 20, rates
+        # Measured here: 19 to 23 a tab (bench/browser_live.py), so 10 leaves a margin of two.
+        assert all(rate >= 10 and blank == 0 and ran == 0 for rate, blank, ran in rates), rates
     finally:
         for ctx in contexts:
             ctx.close()
@@ -157,6 +164,8 @@ def test_stop_and_divergence(server, context):
     set_speed(page, "10")
     page.get_by_role("button", name="Train").click()
     wait_painted(page, 20)
+    set_speed(page, "20")  # the page stays usable while a run is going, and the run goes on
+    wait_painted(page, 30)
     clicked = time.monotonic()
     page.get_by_role("button", name="Stop").click()
     page.get_by_text("Stopped at iteration").wait_for(timeout=5_000)
@@ -172,6 +181,12 @@ def test_stop_and_divergence(server, context):
     [loss] = plot_data(page)
     assert loss["x"] == [0, 1]  # the last good state stays on screen
     assert exception_boxes(page) == 0
+
+
+def test_the_live_feed_answers_an_unknown_run_plainly(server):
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(f"{server}/api/live/no-such-run", timeout=10)
+    assert err.value.code == 404 and "No such run" in json.loads(err.value.read())["error"]
 
 
 def test_xray_lesson(server, context):
