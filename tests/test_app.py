@@ -142,7 +142,7 @@ def test_stop_ends_a_slow_run(app):
     data = payload(app, "logistic_live")
     assert data["feed"] == f"/api/live/{run.token}"
     status, fed = feed_get(data["feed"])
-    assert status == 200 and fed["run"] == run.run_id and fed["layout"] == data["layout"]
+    assert status == 200 and fed["run"] == run.run_id and fed["base"] == data["base"]  # the same points
     app.button(key="logistic_stop").click().run()
     assert wait_for_run(app, "logistic", timeout=5) is run and run.status == "stopped"
     assert any("Stopped at iteration" in c.value for c in app.caption)
