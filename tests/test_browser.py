@@ -60,6 +60,11 @@ def wait_painted(page, step: int, timeout: float = 30.0) -> None:
                            timeout=timeout * 1000)
 
 
+def finished_caption(page, text: str):
+    """The caption over a finished logistic run's replay (not the live chart's status line)."""
+    return page.get_by_test_id("stCaptionContainer").get_by_text(text)
+
+
 def test_deep_link_on_a_fresh_server_opens_the_whole_app(server, context):
     """The first request to this server is a deep link: it must still get app.py's sidebar and nav."""
     page = open_page(context, f"{server}/logistic?dtype=float64")
@@ -109,7 +114,8 @@ def test_logistic_lesson(server, context):
     set_number(page, "Cluster mean (±)", 2.5)
     set_speed(page, "max")
     page.get_by_role("button", name="Train").click()
-    page.get_by_text("Finished: iteration").wait_for(timeout=30_000)
+    # The chart's own status line says it first (from the live feed); the caption comes with the replay.
+    finished_caption(page, "Finished: iteration").wait_for(timeout=30_000)
     wait_idle(page)
     data = plot_data(page)
     class0, boundary = data[0], data[2]
@@ -168,7 +174,7 @@ def test_stop_and_divergence(server, context):
     wait_painted(page, 30)
     clicked = time.monotonic()
     page.get_by_role("button", name="Stop").click()
-    page.get_by_text("Stopped at iteration").wait_for(timeout=5_000)
+    finished_caption(page, "Stopped at iteration").wait_for(timeout=5_000)
     print(f"Stop click to 'Stopped' on screen, as Playwright sees it: {(time.monotonic() - clicked) * 1e3:.0f} ms")
     assert exception_boxes(page) == 0
 
