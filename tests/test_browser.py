@@ -189,6 +189,25 @@ def test_stop_and_divergence(server, context):
     assert exception_boxes(page) == 0
 
 
+def test_a_run_goes_on_while_the_student_visits_another_page(server, context):
+    """Leave mid-run and come back: the chart follows the run again and ends in the replay."""
+    page = open_page(context, f"{server}/logistic")
+    set_speed(page, "50")  # 380 iterations, about 8 s
+    page.get_by_role("button", name="Train").click()
+    wait_painted(page, 40)
+    page.get_by_role("link", name="Home").click()
+    wait_idle(page)
+    page.get_by_role("link", name="3 · Logistic regression").click()
+    wait_idle(page)
+    step = int(page.locator(".studio-live").get_attribute("data-painted"))
+    assert step > 40 and page.locator(".studio-live").get_attribute("data-status") == "running"
+    wait_painted(page, step + 40)  # it paints on, from the feed
+    finished_caption(page, "Finished: iteration 380").wait_for(timeout=30_000)
+    wait_idle(page)
+    assert page.get_by_text("▶ Play").count() >= 1
+    assert exception_boxes(page) == 0
+
+
 def test_the_live_feed_answers_an_unknown_run_plainly(server):
     with pytest.raises(urllib.error.HTTPError) as err:
         urllib.request.urlopen(f"{server}/api/live/no-such-run", timeout=10)
