@@ -48,7 +48,7 @@ def _json(body: dict, status: int = 200) -> Response:
 def live(request: Request) -> Response:
     """The run's payload now: its recent states, curves, status and status line."""
     run = _runs.get(request.path_params["token"])
-    if run is None or run.payload is None:
+    if run is None:  # publish() registers a run together with its payload
         return _json({"error": "No such run: it ended with its session, or a newer run replaced it."}, 404)
     try:
         return _json(run.payload(run))
