@@ -14,10 +14,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from .logistic import LogisticSnapshot
+from .theme import CLASS_COLORS, FONT  # noqa: F401  (re-exported: the figure modules share one theme)
 from .two_layer import TwoLayerSnapshot
 
-CLASS_COLORS = ("#d62728", "#1f77b4")  # class 0 red, class 1 blue, as in the tutorial
-FONT = {"size": 16}
 WINDOW = 60  # recent states sent to the browser on each update
 MAX_FRAMES = 200  # replay animations are thinned to about this many frames
 

@@ -9,6 +9,7 @@ import torch
 from autodiff_core import FUNCTIONS, gradcheck_report, resolve_dtype
 from autodiff_core.figures import function_figure
 from autodiff_core.inspector import trace_function
+from studio.charts import plot
 from studio.inputs import parse_vector
 from studio.page import require_app
 from studio.sidebar import current_settings
@@ -69,7 +70,7 @@ st.caption(f"ctx.saved_tensors holds {len(trace.saved)} tensor(s): {shapes}. "
 lo, hi = min(min(x), -3.0), max(max(x), 3.0)
 curve_x = np.linspace(lo, hi, 301)
 curve_y = spec.reference(torch.tensor(curve_x)).tolist()
-st.plotly_chart(function_figure(name, curve_x, curve_y, trace.input, trace.output, trace.grad_input,
+plot(function_figure(name, curve_x, curve_y, trace.input, trace.output, trace.grad_input,
                                 trace.reference_grad_input, reference), key="cf_figure")
 
 report = gradcheck_report(name, torch.tensor(x, dtype=torch.float64))

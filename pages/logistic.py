@@ -7,6 +7,7 @@ import streamlit as st
 from autodiff_core import LogisticConfig, train_logistic
 from autodiff_core.figures import logistic_live_payload, logistic_replay_figure
 from autodiff_core.logistic import logistic_data
+from studio.charts import plot
 from studio.live_chart import live_chart
 from studio.live_view import controls, live_section, status_text
 from studio.page import require_app
@@ -73,7 +74,7 @@ def draw(run: LiveRun | None) -> None:
     running = run is not None and run.running
     if run is not None and not running and snaps and not snaps[0].diverged:
         st.caption(status_text(run, "iteration", shown.max_iterations))
-        st.plotly_chart(logistic_replay_figure(snaps, x, y, shown.max_iterations), key="logistic_replay")
+        plot(logistic_replay_figure(snaps, x, y, shown.max_iterations), key="logistic_replay")
         return
 
     def payload(run: LiveRun | None) -> dict:  # the live feed calls it too: the data are made once, here

@@ -6,6 +6,7 @@ from autodiff_core.data import DATASETS
 from autodiff_core.figures_playground import playground_live_payload, playground_replay_figure
 from autodiff_core.functions import activation_names
 from autodiff_core.playground import OPTIMIZERS, Playground, PlaygroundConfig
+from studio.charts import plot
 from studio.live_chart import live_chart
 from studio.live_view import SPEEDS, current_run, live_section, speed_value, status_text
 from studio.page import require_app
@@ -147,5 +148,5 @@ if latest.message and not latest.diverged:
     st.warning(latest.message)
 if not _running() and len(history) > 2:
     with st.expander("Replay the run as an animation"):
-        st.plotly_chart(playground_replay_figure(history, pg.extent, pg.config.grid, train, test),
+        plot(playground_replay_figure(history, pg.extent, pg.config.grid, train, test),
                         key="pg_replay")

@@ -12,6 +12,7 @@ from autodiff_core.functions import MyReLU, MyReLUModern
 from autodiff_core.graph import logistic_graph, to_dot, two_layer_graph
 from autodiff_core.inspector import trace_function
 from autodiff_core.logistic import logistic_data
+from studio.charts import plot
 from studio.inputs import parse_vector
 from studio.page import require_app
 from studio.sidebar import current_settings
@@ -91,7 +92,7 @@ with tabs[2]:
         verdict = "passed" if report.passed else "failed"
         (st.success if report.passed else st.error)(f"gradcheck {verdict}. {report.message}")
         st.caption(f"gradgradcheck (double backward): {'passed' if report.gradgrad_passed else 'failed'}.")
-        st.plotly_chart(jacobian_figure(report), key="xr_jacobians")
+        plot(jacobian_figure(report), key="xr_jacobians")
 
 with tabs[3]:
     st.caption("The tutorial's logistic regression with and without `optimizer.zero_grad()`, same data, same start. "
@@ -100,7 +101,7 @@ with tabs[3]:
     config = LogisticConfig(record_every=1, device=settings.device, dtype=settings.dtype)
     right, forgot = cached_zero_grad(config)
     points = logistic_data(config)
-    st.plotly_chart(zero_grad_figure(right, forgot, *(t.numpy() for t in points)), key="xr_zero_grad")
+    plot(zero_grad_figure(right, forgot, *(t.numpy() for t in points)), key="xr_zero_grad")
     ratio = (abs(forgot[-1].w0) + abs(forgot[-1].w1)) / (abs(right[-1].w0) + abs(right[-1].w1))
     st.markdown(f"Without `zero_grad()` the weights end **{ratio:.1f}× larger** "
                 f"(stopping at iteration {forgot[-1].iteration} instead of {right[-1].iteration}).")
@@ -112,7 +113,7 @@ with tabs[4]:
     same = all(s.manual == s.optim and s.manual_buffer == s.optim_buffer for s in steps)
     (st.success if same else st.warning)(f"{len(steps)} steps: weights and momentum buffers "
                                          f"{'identical, bit for bit' if same else 'differ'}.")
-    st.plotly_chart(sgd_figure(steps), key="xr_sgd")
+    plot(sgd_figure(steps), key="xr_sgd")
     st.code(inspect.getsource(manual_vs_optim_sgd), language="python")
 
 with tabs[5]:
@@ -127,4 +128,4 @@ with tabs[5]:
     else:
         st.info(f"In {settings.dtype}, a pre-activation was exactly 0.0 at step {hits[0] if hits else '?'}; the "
                 f"gradients first differ at step {first_diff}, and the runs part from there. Try float64.")
-    st.plotly_chart(relu_compare_figure(steps), key="xr_relu")
+    plot(relu_compare_figure(steps), key="xr_relu")
