@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .logistic import LogisticSnapshot
-from .theme import CLASS_COLORS, FONT  # noqa: F401  (re-exported: the figure modules share one theme)
+from .theme import CLASS_COLORS, FONT, base_layout  # noqa: F401  (re-exported: one theme for all figures)
 from .two_layer import TwoLayerSnapshot
 
 WINDOW = 60  # recent states sent to the browser on each update
@@ -61,21 +61,30 @@ def two_layer_metrics(s: TwoLayerSnapshot) -> list[list[str]]:
 
 def two_layer_live_payload(snaps: Sequence[TwoLayerSnapshot], *, run_id: str, status: str, status_text: str,
                            steps: int) -> dict:
-    """Loss curve on a log scale, with the weight and gradient norms as metrics."""
-    good = [s for s in snaps if not s.diverged and _finite(s.loss) and s.loss > 0]
+    """Loss curve on a log scale, with the weight and gradient norms as metrics.
+
+    A diverged run's last loss is drawn when it is still a number (the explosion is the lesson); while
+    a run goes the x-axis spans all its steps, and once it has ended it fits the steps it took."""
+    good = [s for s in snaps if _finite(s.loss) and s.loss > 0]
+    end = steps - 1 if status in ("running", "idle") or not good else good[-1].step
     layout = {
-        "template": "plotly_white", "font": FONT, "margin": {"l": 70, "r": 20, "t": 10, "b": 55},
-        "xaxis": {"title": {"text": "step"}, "range": [0, max(steps - 1, 1)]},
+        **base_layout(), "margin": {"l": 70, "r": 20, "t": 10, "b": 55},
+        "xaxis": {"title": {"text": "step"}, "range": [0, max(end, 1)]},
         "yaxis": {"title": {"text": "loss (sum of squares)"}, "type": "log", "exponentformat": "power",
                   "range": decades([s.loss for s in good])},
         "showlegend": False,
     }
-    base = [{"type": "scatter", "mode": "lines", "name": "loss", "line": {"width": 3, "color": "#1f77b4"}}]
+    base = [{"type": "scatter", "mode": "lines+markers" if len(good) < 20 else "lines", "name": "loss",
+             "line": {"width": 3, "color": "#1f77b4"}, "marker": {"size": 8}}]
     curves = {0: {"x": [s.step for s in good], "y": [s.loss for s in good]}}
-    states = [{"seq": s.step, "step": s.step, "traces": {}, "caption": f"Step {s.step:,} of {steps:,}",
+    states = [{"seq": s.step, "step": s.step, "traces": {}, "caption": _two_layer_caption(s, steps),
                "metrics": two_layer_metrics(s)} for s in good[-WINDOW:]]
     return _payload(run_id, status, status_text, layout, base, curves, states,
                     empty_caption="Press Train to start.")
+
+
+def _two_layer_caption(s: TwoLayerSnapshot, steps: int) -> str:
+    return f"Step {s.step:,} of {steps:,}" + (": diverged" if s.diverged else "")
 
 
 # ---- logistic regression ----

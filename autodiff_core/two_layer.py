@@ -88,6 +88,7 @@ def train_two_layer(config: TwoLayerConfig) -> Iterator[TwoLayerSnapshot]:
     x, y, w1, w2 = make_problem(config)
     relu = get_activation(config.activation)
     lr, last = config.learning_rate, config.steps - 1
+    first = None  # step 0's numbers: they size the learning rate to suggest if the run diverges
     for t in range(config.steps):
         # forward
         y_pred = relu(x.mm(w1)).mm(w2)  # (N, D_out)
@@ -106,7 +107,8 @@ def train_two_layer(config: TwoLayerConfig) -> Iterator[TwoLayerSnapshot]:
             w1.grad.zero_()
             w2.grad.zero_()
         if record:
-            snap = _snapshot(t, stats, lr)
+            first = first or stats
+            snap = _snapshot(t, stats, lr, first)
             yield snap
             if snap.diverged:
                 return
@@ -120,12 +122,27 @@ def _loss_and_norms(loss: torch.Tensor, w1: torch.Tensor, w2: torch.Tensor) -> l
     return [squares[0], *(math.sqrt(s) for s in squares[1:])]
 
 
-def _snapshot(step: int, stats: list[float], lr: float) -> TwoLayerSnapshot:
-    finite = all(math.isfinite(v) for v in stats)
-    if finite:
+def _snapshot(step: int, stats: list[float], lr: float, first: list[float]) -> TwoLayerSnapshot:
+    if all(math.isfinite(v) for v in stats):
         return TwoLayerSnapshot(step, *stats)
+    loss = stats[0]
+    what = (f"the loss grew to {loss:.3g} and the gradients overflowed" if math.isfinite(loss)
+            else f"the loss became {loss}")
     return TwoLayerSnapshot(
         step, *stats, diverged=True,
-        message=f"Training diverged at step {step}: the loss became {stats[0]}. "
-                f"The learning rate {lr:g} is too large; try {lr / 10:g} or smaller.",
+        message=f"Training diverged at step {step}: {what}. The learning rate {lr:g} is too large; "
+                f"try {suggest_learning_rate(first, lr):g}.",
     )
+
+
+def suggest_learning_rate(first: list[float], lr: float) -> float:
+    """A learning rate that moves each weight matrix by about a tenth of its size in the first step.
+
+    ``first`` is step 0's [loss, |w1|, |w2|, |grad w1|, |grad w2|]. Plain gradient descent is stable
+    when ``lr * |grad|`` stays well below ``|w|``; the answer is rounded down to 1, 2 or 5 times a
+    power of ten, and is always at most a tenth of ``lr``.
+    """
+    ratios = [w / g for w, g in zip(first[1:3], first[3:5], strict=True) if g > 0 and math.isfinite(w / g)]
+    safe = min([0.1 * r for r in ratios] + [lr / 10])
+    p = 10 ** math.floor(math.log10(safe))
+    return next(m * p for m in (5, 2, 1) if m * p <= safe * (1 + 1e-9))

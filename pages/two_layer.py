@@ -74,7 +74,7 @@ def draw(run: LiveRun | None) -> None:
     live_chart(payload, run, key="two_layer_live")
 
 
-live_section("two_layer", draw)
+live_section("two_layer", draw, config)
 
 with st.expander("Show the code that ran", expanded=False):
     st.code(inspect.getsource(train_two_layer), language="python")

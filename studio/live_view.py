@@ -62,27 +62,40 @@ def _stop(lesson: str) -> None:
         run.join(0.5)  # the worker ends within a step: this rerun already shows the stopped run
 
 
-def status_text(run: LiveRun | None, unit: str, total: int) -> str:
-    """One line that says what the run is doing, in the student's words."""
+def status_text(run: LiveRun | None, unit: str, total: int | None) -> str:
+    """One line that says what the run is doing, in the student's words. ``total``: the planned number of
+    steps (counted from 0, as the loops count), or None for an open-ended run."""
     if run is None:
         return ""
     last = run.last
     step = run.step_of(last) if last is not None else 0
     elapsed = (run.finished or time.perf_counter()) - run.started
     if run.running:
-        return f"Training… {unit} {step:,} of {total:,} · {elapsed:.1f} s"
+        of = f" of {total:,}" if total else ""
+        return f"Training… {unit} {step:,}{of} · {elapsed:.1f} s"
     if run.status == "done":
-        return f"Finished: {unit} {step:,} in {elapsed:.1f} s."
+        if total and step >= total - 1:
+            return f"Finished: all {total:,} {unit}s in {elapsed:.1f} s."
+        return f"Finished at {unit} {step:,} in {elapsed:.1f} s."
     if run.status == "stopped":
-        return f"Stopped at {unit} {step:,}. {run.message}".strip()
+        why = "" if run.message in ("", "Stopped.") else f" {run.message}"
+        return f"Stopped at {unit} {step:,}.{why}"
     if run.status == "diverged":
         return f"Diverged at {unit} {step:,}."
     return run.message
 
 
-def live_section(lesson: str, draw: Callable[[LiveRun | None], None]) -> None:
-    """``draw(run)`` (the live chart, or the finished run's view), then what ended the run if it failed."""
+def live_section(lesson: str, draw: Callable[[LiveRun | None], None], config=None) -> None:
+    """``draw(run)`` (the live chart, or the finished run's view), then what ended the run if it failed.
+
+    ``config``: the settings on screen now. When they differ from the run's, what ended that run is
+    said to be about the run on screen, not about the new settings."""
     run = current_run(lesson)
     draw(run)
-    if run is not None and run.status in ("diverged", "error") and not run.running:
+    if run is None or run.running or run.status not in ("diverged", "error"):
+        return
+    if config is not None and config != run.config:
+        st.info("The chart shows your last run, which used other settings: "
+                f"{run.message} Press Train to run with the settings above.")
+    else:
         (st.warning if run.status == "diverged" else st.error)(run.message)

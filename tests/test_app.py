@@ -74,7 +74,7 @@ def test_two_layer_short_run_streams_the_loss(app):
     assert data["curves"]["0"]["x"] == list(range(40))
     assert data["layout"]["yaxis"]["type"] == "log"
     assert data["states"][-1]["caption"] == "Step 39 of 40"
-    assert data["status_text"].startswith("Finished: step 39")
+    assert data["status_text"].startswith("Finished: all 40 steps")
     assert not app.exception
 
 
@@ -154,8 +154,8 @@ def test_odd_url_parameters_get_messages_not_errors(new_app):
     at.query_params.update({"device": "cuda:9", "dtype": "float8", "seed": "-3'; drop"})
     at.run()
     texts = " ".join(w.value for w in at.sidebar.warning)
-    assert "'cuda:9' is not available" in texts and "Using the CPU" in texts
-    assert "dtype 'float8'" in texts and "seed" in texts
+    assert "`cuda:9` in the link is not available" in texts and "Using the CPU" in texts
+    assert "dtype `float8`" in texts and "seed" in texts
     assert at.sidebar.selectbox(key="device").value == "cpu" and not at.exception
 
 

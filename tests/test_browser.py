@@ -103,7 +103,7 @@ def test_two_layer_lesson(server, context):
     wait_idle(page)
     [loss] = plot_data(page)
     assert loss["x"] == list(range(60)) and loss["y"][-1] < loss["y"][0] / 10
-    assert page.get_by_text("Finished: step 59").is_visible()
+    assert page.get_by_text("Finished: all 60 steps").is_visible()
     assert page.locator(".studio-metric").first.inner_text().startswith("step")
     assert exception_boxes(page) == 0
     page.screenshot(path=str(ARTIFACTS / "lesson2-two-layer.png"), full_page=True)
@@ -115,7 +115,7 @@ def test_logistic_lesson(server, context):
     set_speed(page, "max")
     page.get_by_role("button", name="Train").click()
     # The chart's own status line says it first (from the live feed); the caption comes with the replay.
-    finished_caption(page, "Finished: iteration").wait_for(timeout=30_000)
+    finished_caption(page, "Finished at iteration").wait_for(timeout=30_000)
     wait_idle(page)
     data = plot_data(page)
     class0, boundary = data[0], data[2]
@@ -202,7 +202,7 @@ def test_a_run_goes_on_while_the_student_visits_another_page(server, context):
     step = int(page.locator(".studio-live").get_attribute("data-painted"))
     assert step > 40 and page.locator(".studio-live").get_attribute("data-status") == "running"
     wait_painted(page, step + 40)  # it paints on, from the feed
-    finished_caption(page, "Finished: iteration 380").wait_for(timeout=30_000)
+    finished_caption(page, "Finished at iteration 380").wait_for(timeout=30_000)
     wait_idle(page)
     page.get_by_text("▶ Play").first.wait_for(timeout=10_000)  # the replay's Plotly loads after the rerun
     assert exception_boxes(page) == 0
