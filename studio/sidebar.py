@@ -1,7 +1,13 @@
-"""The sidebar every page shares: device, dtype and seed, also settable from the URL."""
+"""The sidebar every page shares: device, dtype and seed, also settable from the URL.
+
+Everything in a URL is data from whoever wrote the link. It is validated here (the only place that reads
+``st.query_params``), and any part of it shown back is cut short, stripped of control characters and put
+in a code span, so a link can never make the page draw a link, an image or formatting of its own.
+"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import streamlit as st
@@ -20,6 +26,11 @@ class Settings:
 
 
 DEFAULTS = {"device": "cpu", "dtype": "float32", "seed_tutorial": True, "seed_value": 0}
+SEED_MAX = 2**31 - 1
+ECHO = 40  # characters of a URL value that a message shows back
+_SEED = re.compile(r"[0-9]{1,10}")  # ASCII digits only: str.isdigit() also accepts '²', which int() refuses
+_NOTES = "_url_notes"  # setting -> [message, the setting's widget values when it was shown]
+_WATCH = {"device": ("device",), "dtype": ("dtype",), "seed": ("seed_tutorial", "seed_value")}
 
 
 def current_settings() -> Settings:
@@ -28,41 +39,93 @@ def current_settings() -> Settings:
     return Settings(ss["device"], ss["dtype"], None if ss["seed_tutorial"] else int(ss["seed_value"]))
 
 
-def _from_url(warnings: list[str]) -> dict:
-    """Read ?device=&dtype=&seed= once per session; anything odd becomes a warning, never an error."""
-    params, found = st.query_params, {}
-    if "device" in params:
+def echo(value: str) -> str:
+    """Markdown that shows ``value`` as plain text: printable characters only, at most ``ECHO`` of them,
+    in a code span (where markdown draws no link, image or emphasis)."""
+    text = "".join(c if c.isprintable() else "\N{REPLACEMENT CHARACTER}" for c in value[:ECHO])
+    text = text.replace("`", "\N{MODIFIER LETTER PRIME}") + ("…" if len(value) > ECHO else "")
+    return f"`{text}`" if text.strip() else "(blank)"
+
+
+def _param(key: str) -> tuple[str, str]:
+    """The value of ``?key=`` (the last one when repeated, as ``st.query_params`` reads it) and a note
+    that says so when the link gives several different ones."""
+    values = st.query_params.get_all(key)
+    repeat = f" The link gives {key} {len(values)} times; the last one counts." if len(set(values)) > 1 else ""
+    return values[-1], repeat
+
+
+def _device(text: str) -> tuple[str | None, str]:
+    ids = [d.id for d in available_devices()]
+    if len(text) <= ECHO and text.isprintable():
         try:
-            found["device"] = str(resolve_device(params["device"]))
-        except DeviceUnavailableError as exc:
-            warnings.append(f"{exc} Using the CPU.")
-    if "dtype" in params:
-        if params["dtype"] in DTYPES:
-            found["dtype"] = params["dtype"]
+            return str(resolve_device(text)), ""
+        except DeviceUnavailableError:
+            pass
+    shown = ", ".join(f"`{i}`" for i in ids)
+    return None, f"Device {echo(text)} in the link is not available here (available: {shown}). Using the CPU."
+
+
+def _dtype(text: str) -> tuple[str | None, str]:
+    if text in DTYPES:
+        return text, ""
+    return None, f"dtype {echo(text)} in the link is not one of {', '.join(DTYPES)}; using float32."
+
+
+def _seed(text: str) -> tuple[int | None, str]:
+    if _SEED.fullmatch(text) and int(text) <= SEED_MAX:  # at most 10 digits: int() never meets a huge string
+        return int(text), ""
+    return None, (f"seed {echo(text)} in the link is not a whole number from 0 to {SEED_MAX:,}; "
+                  "using the tutorial's seeds.")
+
+
+def _from_url() -> tuple[dict, dict[str, str]]:
+    """Read ?device=&dtype=&seed= (once per session): the settings found, and a message for each setting
+    the link got wrong. Nothing in a link raises."""
+    found, notes = {}, {}
+    for key, parse in (("device", _device), ("dtype", _dtype), ("seed", _seed)):
+        if key not in st.query_params:
+            continue
+        text, repeat = _param(key)
+        value, problem = parse(text)
+        if value is None:
+            notes[key] = problem + repeat
+        elif key == "seed":
+            found["seed_value"], found["seed_tutorial"] = value, False
         else:
-            warnings.append(f"dtype {params['dtype']!r} in the link is not one of {', '.join(DTYPES)}; "
-                            "using float32.")
-    if "seed" in params:
-        text = params["seed"]
-        if text.isdigit() and int(text) < 2**31:
-            found["seed_value"], found["seed_tutorial"] = int(text), False
-        else:
-            warnings.append(f"seed {text[:40]!r} in the link is not a whole number from 0 to {2**31 - 1}; "
-                            "using the tutorial's seeds.")
-    return found
+            found[key] = value
+        if value is not None and repeat:
+            notes[key] = repeat.strip()
+    return found, notes
+
+
+def _url_notes(devices: dict) -> dict:
+    """The messages about the link still worth showing: each stays until its setting is changed or the
+    Dismiss button is pressed."""
+    ss = st.session_state
+    notes = ss.setdefault(_NOTES, {})
+    if "_url_read" not in ss:
+        ss["_url_read"] = True
+        found, problems = _from_url()
+        init_state(DEFAULTS | found)
+        notes.update({key: [message, None] for key, message in problems.items()})
+    init_state(DEFAULTS)
+    if ss["device"] not in devices:  # a GPU that went away since it was chosen
+        notes["device"] = [f"Device {echo(ss['device'])} is no longer available; using the CPU.", None]
+        ss["device"] = "cpu"
+    for setting, note in list(notes.items()):
+        now = [ss[key] for key in _WATCH[setting]]
+        if note[1] is None:
+            note[1] = now
+        elif note[1] != now:
+            del notes[setting]
+    return notes
 
 
 def sidebar() -> Settings:
     """Draw the shared settings and return them; falls back to the CPU with a message when needed."""
     devices = {d.id: d.label for d in available_devices()}
-    warnings = st.session_state.setdefault("_url_warnings", [])
-    if "_url_read" not in st.session_state:
-        st.session_state["_url_read"] = True
-        init_state(DEFAULTS | _from_url(warnings))
-    init_state(DEFAULTS)
-    if st.session_state["device"] not in devices:  # a GPU that went away since it was chosen
-        warnings.append(f"Device {st.session_state['device']!r} is no longer available; using the CPU.")
-        st.session_state["device"] = "cpu"
+    notes = _url_notes(devices)
     with st.sidebar:
         st.subheader("Run settings")
         st.selectbox("Device", list(devices), format_func=devices.get, key="device",
@@ -73,22 +136,24 @@ def sidebar() -> Settings:
                  help="float64 is what gradcheck needs; float32 is what training usually uses.")
         st.toggle("Tutorial seeds (42 and 10)", key="seed_tutorial",
                   help="On: each lesson uses the tutorial's seed. Off: every lesson uses the seed below.")
-        st.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="seed_value",
+        st.number_input("Seed", min_value=0, max_value=SEED_MAX, step=1, key="seed_value",
                         disabled=st.session_state["seed_tutorial"])
-        for text in warnings:
-            st.warning(text)
+        for message, _ in notes.values():
+            st.warning(message)
+        if notes:
+            st.button("Dismiss", key="url_notes_dismiss", type="tertiary", on_click=notes.clear)
     settings = current_settings()
     _to_url(settings)
     return settings
 
 
 def _to_url(settings: Settings) -> None:
-    """Keep the address bar shareable: it always holds the current settings."""
+    """Keep the address bar shareable: it always holds the current settings, once each."""
     wanted = {"device": settings.device, "dtype": settings.dtype}
     if settings.seed is not None:
         wanted["seed"] = str(settings.seed)
     for key in ("device", "dtype", "seed"):
-        if key in wanted and st.query_params.get(key) != wanted[key]:
+        if key in wanted and st.query_params.get_all(key) != [wanted[key]]:
             st.query_params[key] = wanted[key]
         elif key not in wanted and key in st.query_params:
             del st.query_params[key]
