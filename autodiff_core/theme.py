@@ -12,7 +12,19 @@ TEXT_COLOR = "#262730"
 FONT_SIZE = 16  # ticks, legends and axis titles; readable on a laptop and a projector
 TITLE_SIZE = 18
 FONT = {"size": FONT_SIZE, "family": FONT_FAMILY, "color": TEXT_COLOR}
-CLASS_COLORS = ("#d62728", "#1f77b4")  # class 0 red, class 1 blue, as in the tutorial
+# Okabe & Ito's colour-blind-safe palette: every chart picks its colours from it.
+OKABE_ITO = {"orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E73", "yellow": "#F0E442",
+             "blue": "#0072B2", "vermillion": "#D55E00", "reddish purple": "#CC79A7", "grey": "#7f7f7f"}
+CLASS_COLORS = (OKABE_ITO["vermillion"], OKABE_ITO["blue"])  # class 0 red, class 1 blue, in every lesson
+# The D3 colours the figure builders were written with, mapped to the palette by meaning (red stays red,
+# green stays green). ``recolor`` applies it to a finished figure or payload.
+RECOLOR = {"#d62728": OKABE_ITO["vermillion"], "#1f77b4": OKABE_ITO["blue"], "#2ca02c": OKABE_ITO["bluish green"],
+           "#ff7f0e": OKABE_ITO["orange"], "#9467bd": OKABE_ITO["reddish purple"], "#7f7f7f": "#666666"}
+RECOLOR_RGB = {(214, 39, 40): (213, 94, 0), (31, 119, 180): (0, 114, 178)}
+
+# Presenter view: read from the back row of a classroom at 1280x720.
+PRESENT_FONT = 18  # tick labels, legends, hover
+PRESENT_TITLE = 22  # chart, subplot and axis titles
 
 
 def base_layout(**overrides) -> dict:
@@ -33,3 +45,65 @@ def style(fig, **overrides):
     fig.update_layout(**base_layout(**overrides))
     fig.update_annotations(font_size=TITLE_SIZE)  # subplot titles
     return fig
+
+
+def recolor(obj):
+    """``obj`` (a figure dict or a payload, nested dicts and lists) with the old D3 colours mapped to the
+    palette, in place; returns it."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if isinstance(v, str) and v.lower() in RECOLOR:
+                obj[k] = RECOLOR[v.lower()]
+            elif isinstance(v, (dict, list)):
+                recolor(v)
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            if isinstance(v, str) and v.lower() in RECOLOR:
+                obj[i] = RECOLOR[v.lower()]
+            elif isinstance(v, list) and len(v) == 3 and tuple(v) in RECOLOR_RGB:
+                obj[i] = list(RECOLOR_RGB[tuple(v)])
+            elif isinstance(v, (dict, list)):
+                recolor(v)
+    return obj
+
+
+def present_layout(layout: dict) -> dict:
+    """A layout dict scaled for the presenter view, in place: ticks and legends at ``PRESENT_FONT``, every
+    title at ``PRESENT_TITLE``, and margins that make room for them."""
+    layout["font"] = {**layout.get("font", FONT), "size": PRESENT_FONT}
+    layout["legend"] = {**layout.get("legend", {}), "font": {"size": PRESENT_FONT}}
+    layout["hoverlabel"] = {"font": {"size": PRESENT_FONT}}
+    title = layout.get("title")
+    title = {"text": title} if isinstance(title, str) else dict(title or {})
+    layout["title"] = {**title, "font": {**title.get("font", {}), "size": PRESENT_TITLE}}
+    for key in list(layout):
+        if key.startswith(("xaxis", "yaxis")):
+            axis = layout[key] = dict(layout[key] or {})
+            axis["tickfont"] = {**axis.get("tickfont", {}), "size": PRESENT_FONT}
+            t = axis.get("title")
+            t = {"text": t} if isinstance(t, str) else dict(t or {})
+            axis["title"] = {**t, "font": {**t.get("font", {}), "size": PRESENT_TITLE}}
+    for item in layout.get("annotations") or []:  # subplot titles
+        item["font"] = {**item.get("font", {}), "size": PRESENT_TITLE}
+    for menu in list(layout.get("sliders") or []) + list(layout.get("updatemenus") or []):
+        menu["font"] = {**menu.get("font", {}), "size": PRESENT_FONT}
+        if "currentvalue" in menu:
+            cv = menu["currentvalue"]
+            cv["font"] = {**cv.get("font", {}), "size": PRESENT_FONT}
+    margin = layout.get("margin") or {}
+    layout["margin"] = {**margin, "l": max(margin.get("l", 80), 90), "b": max(margin.get("b", 80), 70)}
+    return layout
+
+
+def present_figure(fig):
+    """A ``go.Figure`` scaled for the presenter view (a new figure); its frames keep their data."""
+    import plotly.graph_objects as go
+
+    spec = fig.to_plotly_json()
+    spec["layout"] = present_layout(spec.get("layout", {}))
+    for frame in spec.get("frames") or []:
+        if isinstance(frame.get("layout"), dict) and "title" in frame["layout"]:
+            t = frame["layout"]["title"]
+            t = {"text": t} if isinstance(t, str) else dict(t)
+            frame["layout"]["title"] = {**t, "font": {**t.get("font", {}), "size": PRESENT_TITLE}}
+    return go.Figure(spec, skip_invalid=True)

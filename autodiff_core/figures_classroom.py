@@ -1,0 +1,138 @@
+"""Figures for a classroom: any finished run's replay from its config and snapshots (also a loaded run
+file), and the "ghosts" of earlier runs drawn faintly beside the current one, each labelled by the settings
+in which it differs."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from .figures import _play_pause, _slider, boundary_line, data_ranges, decades, thin
+from .theme import base_layout, style
+
+GHOST_COLORS = ("#555555", "#8c6d31", "#7b4173")  # greys and dark earth tones, drawn faint
+PIN_COLOR = "#000000"
+SHORT = {"learning_rate": "lr", "n_per_class": "points", "max_iterations": "max iterations",
+         "record_every": "every", "stop_accuracy": "stop at", "test_fraction": "test", "batch_size": "batch",
+         "data_seed": "data seed", "init_seed": "seed", "hidden": "layers", "D_in": "D_in", "N": "N", "H": "H"}
+UNLABELLED = {"device"}  # where it ran does not change what it learned
+
+
+def difference_label(config, reference, limit: int = 3) -> str:
+    """The settings in which ``config`` differs from ``reference``: "lr 0.5", "no zero_grad"."""
+    parts = []
+    for f in dataclasses.fields(config):
+        a, b = getattr(config, f.name), getattr(reference, f.name, None)
+        if a == b or f.name in UNLABELLED:
+            continue
+        if isinstance(a, bool):
+            parts.append(f.name if a else f"no {f.name}")
+        elif isinstance(a, float):
+            parts.append(f"{SHORT.get(f.name, f.name)} {a:g}")
+        elif isinstance(a, tuple):
+            parts.append(f"{SHORT.get(f.name, f.name)} {'×'.join(map(str, a))}")
+        elif f.name in ("activation", "optimizer", "dataset", "dtype"):
+            parts.append(str(a))
+        else:
+            parts.append(f"{SHORT.get(f.name, f.name)} {a}")
+    if not parts:
+        return "same settings"
+    return ", ".join(parts[:limit]) + (", …" if len(parts) > limit else "")
+
+
+def loss_curve(lesson: str, snaps: Sequence) -> tuple[list, list]:
+    """(steps, losses) of a run, finite values only."""
+    import math
+
+    if lesson == "logistic":
+        pts = [(s.iteration, s.loss) for s in snaps if math.isfinite(s.loss)]
+    elif lesson == "playground":
+        pts = [(s.step, s.train_loss) for s in snaps if math.isfinite(s.train_loss)]
+    else:
+        pts = [(s.step, s.loss) for s in snaps if math.isfinite(s.loss) and s.loss > 0]
+    return [p[0] for p in pts], [p[1] for p in pts]
+
+
+def ghost_traces(lesson: str, ghosts: Sequence[dict], boundary_range: list[float] | None = None) -> list[dict]:
+    """Faint traces for earlier runs. Each ghost: {"label", "x", "y", "pinned", "boundary": (w0, w1, b) or None}.
+    Loss curves go on the lesson's loss axes; lesson 3 also gets each final boundary on the points."""
+    from .logistic import LogisticSnapshot
+
+    axes = {"logistic": ("x2", "y2"), "playground": ("x2", "y2")}.get(lesson, ("x", "y"))
+    traces = []
+    for i, g in enumerate(ghosts):
+        color = PIN_COLOR if g.get("pinned") else GHOST_COLORS[i % len(GHOST_COLORS)]
+        name = ("📌 " if g.get("pinned") else "") + g["label"]
+        n = len(g["x"])
+        traces.append({"type": "scatter", "mode": "lines+text", "name": name, "x": list(g["x"]), "y": list(g["y"]),
+                       "xaxis": axes[0], "yaxis": axes[1], "opacity": 0.55, "hoverinfo": "name+x+y",
+                       "line": {"color": color, "width": 2, "dash": "dash" if g.get("pinned") else "dot"},
+                       "text": [""] * (n - 1) + [name] if n else [], "textposition": "top left",
+                       "textfont": {"color": color}, "showlegend": False, "cliponaxis": False})
+        if lesson == "logistic" and g.get("boundary") and boundary_range is not None:
+            w0, w1, b = g["boundary"]
+            line = boundary_line(LogisticSnapshot(0, 0.0, 0.0, w0, w1, b), boundary_range)
+            traces.append({"type": "scatter", "mode": "lines", "name": name, **line, "opacity": 0.55,
+                           "line": {"color": color, "width": 2, "dash": "dash" if g.get("pinned") else "dot"},
+                           "showlegend": False, "hoverinfo": "name"})
+    return traces
+
+
+def ghost_record(lesson: str, label: str, snaps: Sequence) -> dict:
+    """What a ghost keeps of a finished run: its loss curve and (lesson 3) its final boundary."""
+    x, y = loss_curve(lesson, snaps)
+    ghost = {"label": label, "x": x, "y": y, "pinned": False, "boundary": None}
+    if lesson == "logistic":
+        good = [s for s in snaps if not s.diverged]
+        if good:
+            ghost["boundary"] = (good[-1].w0, good[-1].w1, good[-1].b)
+    return ghost
+
+
+def two_layer_replay_figure(snaps: Sequence, steps: int):
+    """Lesson 2's finished run as an animation: the loss curve grows, frame by frame."""
+    import plotly.graph_objects as go
+
+    x, y = loss_curve("two_layer", snaps)
+    layout = base_layout(margin={"l": 80, "r": 20, "t": 60, "b": 150}, height=560, showlegend=False,
+                         xaxis={"title": {"text": "step"}, "range": [0, max(x[-1] if x else steps - 1, 1)]},
+                         yaxis={"title": {"text": "loss (sum of squares)"}, "type": "log",
+                                "exponentformat": "power", "range": decades(y)})
+    frames = [go.Frame(name=str(x[i]), data=[go.Scatter(x=x[: i + 1], y=y[: i + 1])], traces=[0],
+                       layout={"title": {"text": f"Step {x[i]:,}   loss {y[i]:.4g}"}})
+              for i in thin(range(len(x)))]
+    fig = go.Figure(data=[go.Scatter(x=x, y=y, mode="lines", name="loss", line={"color": "#0072B2", "width": 3})],
+                    layout=layout, frames=frames)
+    if x:
+        fig.update_layout(title={"text": f"Step {x[-1]:,}   loss {y[-1]:.4g}"})
+    slider = _slider([f.name for f in frames])
+    slider["currentvalue"]["prefix"] = "step "
+    fig.update_layout(updatemenus=[_play_pause()], sliders=[slider])
+    return style(fig)
+
+
+def replay_figure(lesson: str, config, snaps: Sequence):
+    """Any finished (or loaded) run's replay, rebuilt from its config: the data are drawn again from the
+    config's seeds; nothing is trained."""
+    if lesson == "logistic":
+        from .figures import logistic_replay_figure
+        from .logistic import logistic_data
+
+        x, y = (t.numpy() for t in logistic_data(config))
+        return logistic_replay_figure(snaps, x, y, config.max_iterations)
+    if lesson == "playground":
+        from .figures_playground import playground_replay_figure
+        from .playground import Playground
+
+        pg = Playground(config)  # data and the initial model only
+        train = (pg.x_train.cpu().float().numpy(), pg.y_train.cpu().numpy())
+        test = (pg.x_test.cpu().float().numpy(), pg.y_test.cpu().numpy())
+        return playground_replay_figure(snaps, pg.extent, config.grid, train, test)
+    return two_layer_replay_figure(snaps, config.steps)
+
+
+def boundary_range(config) -> list[float]:
+    from .logistic import logistic_data
+
+    x, _ = logistic_data(config)
+    return data_ranges(x.numpy())[0]

@@ -1,0 +1,134 @@
+"""Below a training lesson's chart: export the finished run, load a run file back (its replay, no
+training), and compare runs: the last finished runs drawn as faint, labelled ghosts, one of them pinned."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from autodiff_core.figures_classroom import boundary_range, difference_label, ghost_record, ghost_traces, replay_figure
+from autodiff_core.runs_io import from_json, run_record, standalone_html, to_csv, to_json
+
+from .links import echo
+from .runner import LiveRun
+
+KEEP = 3  # finished runs kept as ghosts (besides the pinned one)
+FINISHED = ("done", "stopped", "diverged")
+
+
+def _history(lesson: str) -> list[dict]:
+    return st.session_state.setdefault(f"_ghosts_{lesson}", [])
+
+
+def _pin_key(lesson: str) -> str:
+    return f"_ghost_pin_{lesson}"
+
+
+def remember_finished(lesson: str, run: LiveRun | None) -> None:
+    """Keep each finished run once (its config and loss curve), the newest last."""
+    if run is None or run.running or run.status not in FINISHED:
+        return
+    history = _history(lesson)
+    if any(h["run_id"] == run.run_id for h in history):
+        return
+    snaps = run.view()[0]
+    if not snaps:
+        return
+    history.append({"run_id": run.run_id, "config": run.config, "ghost": ghost_record(lesson, "", snaps)})
+    del history[:-(KEEP + 1)]  # the run on screen plus KEEP before it
+
+
+def ghosts(lesson: str, run: LiveRun | None) -> list[dict]:
+    """The ghosts to draw beside ``run``: the last finished runs before it and the pinned one, each labelled
+    by the settings in which it differs from ``run``."""
+    reference = run.config if run is not None else None
+    shown = [h for h in _history(lesson) if run is None or h["run_id"] != run.run_id][-KEEP:]
+    pin = st.session_state.get(_pin_key(lesson))
+    if pin is not None:
+        shown = [h for h in shown if h["run_id"] != pin["run_id"]] + [pin]
+    out = []
+    for h in shown:
+        label = difference_label(h["config"], reference) if reference is not None else "earlier run"
+        if label == "same settings":
+            label = "same settings, earlier run"
+        out.append({**h["ghost"], "label": label, "pinned": pin is not None and h["run_id"] == pin["run_id"]})
+    return out
+
+
+def ghost_adder(lesson: str, run: LiveRun | None):
+    """For ``presenter.payload(extra=...)``: appends the ghosts to a live payload's traces. Computed now, on
+    the script thread; the returned function only copies them in."""
+    traces = _traces(lesson, run)
+
+    def add(data: dict) -> None:
+        data["base"] = list(data["base"]) + [dict(t) for t in traces]
+
+    return add
+
+
+def add_ghosts(fig, lesson: str, run: LiveRun | None):
+    """A finished figure with the ghosts appended after its own traces (frames keep their indices)."""
+    for trace in _traces(lesson, run):
+        fig.add_scatter(**{k: v for k, v in trace.items() if k != "type"})
+    return fig
+
+
+def _traces(lesson: str, run: LiveRun | None) -> list[dict]:
+    found = ghosts(lesson, run)
+    if not found:
+        return []
+    xr = boundary_range(run.config) if lesson == "logistic" and run is not None else None
+    return ghost_traces(lesson, found, xr)
+
+
+def panel(lesson: str, run: LiveRun | None) -> None:
+    """Export buttons for the finished run, the ghosts' Pin and Clear, and loading a run file."""
+    from .charts import plot
+
+    finished = run is not None and not run.running and run.status in FINISHED and run.view()[0]
+    history = _history(lesson)
+    c = st.columns(5, vertical_alignment="bottom")
+    if finished:
+        record = lambda: run_record(lesson, run.config, run.view()[0], status=run.status,  # noqa: E731
+                                    message=run.message)
+        name = f"{lesson}-{run.run_id}"
+        c[0].download_button("CSV", lambda: to_csv(record()), f"{name}.csv", "text/csv", key=f"{lesson}_csv",
+                             on_click="ignore", width="stretch", help="One row per recorded state.")
+        c[1].download_button("JSON", lambda: to_json(record()), f"{name}.json", "application/json",
+                             key=f"{lesson}_json", on_click="ignore", width="stretch",
+                             help="Settings, every recorded state, and the torch/numpy/app versions. "
+                                  "Load it back below to replay the run without training.")
+        c[2].download_button("Replay (HTML)", lambda: standalone_html(replay_figure(lesson, run.config,
+                                                                                      run.view()[0]), name),
+                             f"{name}.html", "text/html", key=f"{lesson}_html", on_click="ignore", width="stretch",
+                             help="One file with Play/Pause and the slider; it plays offline.")
+        c[3].button("Pin as reference", key=f"{lesson}_pin", width="stretch", on_click=_pin, args=(lesson, run),
+                    help="Keep this run's curve as a ghost beside every later run.")
+    c[4].button("Clear ghosts", key=f"{lesson}_clear_ghosts", width="stretch",
+                disabled=not history and st.session_state.get(_pin_key(lesson)) is None,
+                on_click=_clear, args=(lesson, run))
+    upload = st.file_uploader("Load a run file (JSON) to replay it", type=["json"], key=f"{lesson}_load",
+                              help="A run exported from this lesson: its replay is shown, nothing is trained.")
+    if upload is not None:
+        try:
+            loaded, config, snaps, record = from_json(upload.getvalue())
+            if loaded != lesson:
+                raise ValueError(f"This run file is from lesson {loaded!r}; open that lesson to replay it.")
+        except ValueError as exc:
+            st.error(str(exc))
+            return
+        v = record.get("versions", {})
+        made = ", ".join(f"{k} {echo(str(v.get(k)))}" for k in ("torch", "numpy", "app"))  # file text: data
+        st.caption(f"Loaded run: {len(snaps)} recorded states, made with {made}. Replayed, not trained.")
+        plot(replay_figure(lesson, config, snaps), key=f"{lesson}_loaded_replay")
+
+
+def _pin(lesson: str, run: LiveRun) -> None:
+    remember_finished(lesson, run)
+    entry = next((h for h in _history(lesson) if h["run_id"] == run.run_id), None)
+    st.session_state[_pin_key(lesson)] = entry
+
+
+def _clear(lesson: str, run: LiveRun | None) -> None:
+    history = _history(lesson)
+    history[:] = [h for h in history if run is not None and h["run_id"] == run.run_id]
+    st.session_state[_pin_key(lesson)] = None

@@ -1,0 +1,194 @@
+"""A link is the lesson: every setting's widget key is also its query parameter and its preset field.
+
+``bind(lesson)`` runs once per page run, after the page's ``init_state`` and before its widgets:
+- the first time a lesson is shown in a session, the URL sets its widgets (``?preset=`` first, then each
+  setting), and every parameter that cannot be used falls back to the current value with a warning that
+  names it;
+- on every run, the address bar is rewritten to hold the lesson's current settings, so copying it at any
+  moment gives a link that reproduces the lesson.
+
+Everything in a URL is data from whoever wrote the link: it is parsed with ASCII-only patterns, never
+passed to ``int()``/``float()`` unchecked, cut to ``ECHO`` characters when shown back, and shown only inside
+a code span (no link, image or emphasis can come through).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+ECHO = 40  # characters of a URL value that a message shows back
+MAX_TEXT = 200  # longest free-text value a link may set (longer ones fall back)
+_INT = re.compile(r"[+-]?[0-9]{1,12}")  # ASCII digits only: '²' and '٣' are not numbers here
+_FLOAT = re.compile(r"[+-]?(?:[0-9]{1,20}(?:\.[0-9]{0,20})?|\.[0-9]{1,20})(?:[eE][+-]?[0-9]{1,3})?")
+_TRUE, _FALSE = ("1", "true", "on", "yes"), ("0", "false", "off", "no")
+PRESET_PARAM = "preset"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting of a lesson: ``key`` is the widget key, the query parameter and the preset field.
+
+    ``kind`` is int, float, bool or str. ``choices`` limits the values (strings, or numbers for a
+    select_slider); ``lo``/``hi`` bound numbers. ``short`` names the setting in a ghost's label."""
+
+    key: str
+    kind: type
+    default: Any
+    lo: float | None = None
+    hi: float | None = None
+    choices: tuple | None = None
+    short: str = ""
+
+    def parse(self, text: str) -> tuple[Any, str]:
+        """``(value, "")`` or ``(None, why)``: why the text is not a value of this setting."""
+        if len(text) > (MAX_TEXT if self.kind is str and self.choices is None else 64):
+            return None, "is too long"
+        if self.kind is bool:
+            low = text.lower()
+            return (True, "") if low in _TRUE else (False, "") if low in _FALSE else (None, "is not 1 or 0")
+        if self.kind is str:
+            if self.choices is not None and text not in self.choices:
+                return None, "is not one of the choices"
+            if not text.isprintable():
+                return None, "holds control characters"
+            return text, ""
+        pattern = _INT if self.kind is int else _FLOAT
+        if not pattern.fullmatch(text):
+            return None, f"is not {'a whole number' if self.kind is int else 'a number'}"
+        value = self.kind(text)
+        if not math.isfinite(value):
+            return None, "is not a finite number"
+        if self.choices is not None and value not in self.choices:
+            return None, "is not one of the choices"
+        if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
+            return None, f"is outside {self.lo:g} to {self.hi:g}"
+        return value, ""
+
+    def format(self, value: Any) -> str:
+        """The value as the URL holds it; ``parse(format(v)) == v`` for every valid value."""
+        if self.kind is bool:
+            return "1" if value else "0"
+        if self.kind is float:
+            return repr(float(value))
+        return str(value)
+
+
+def echo(value: str) -> str:
+    """Markdown that shows ``value`` as plain text: printable characters only, at most ``ECHO`` of them,
+    in a code span (where markdown draws no link, image or emphasis)."""
+    text = "".join(c if c.isprintable() else "\N{REPLACEMENT CHARACTER}" for c in value[:ECHO])
+    text = text.replace("`", "\N{MODIFIER LETTER PRIME}") + ("…" if len(value) > ECHO else "")
+    return f"`{text}`" if text.strip() else "(blank)"
+
+
+def read_params(settings: list[Setting], params: dict[str, list[str]],
+                presets: dict[str, dict] | None = None) -> tuple[dict, list[str]]:
+    """What a URL's parameters (each key: all its values) set, and a warning for each one that falls back.
+
+    Pure: the page's machinery and the tests both call it. ``?preset=`` is applied first (by its name or
+    its slug), then each setting given explicitly."""
+    found, notes = {}, []
+    by_key = {s.key: s for s in settings}
+    values = params.get(PRESET_PARAM)
+    if values and presets is not None:
+        name = preset_by_slug(presets, values[-1])
+        if name is None:
+            notes.append(f"preset {echo(values[-1])} in the link is not a preset of this lesson; it was ignored.")
+        else:
+            found.update(preset_values(settings, presets[name]))
+    for key, values in params.items():
+        if key not in by_key or not values:
+            continue
+        value, why = by_key[key].parse(values[-1])
+        repeat = f" (the link gives {key} {len(values)} times; the last one counts)" if len(set(values)) > 1 else ""
+        if value is None:
+            notes.append(f"{key} {echo(values[-1])} in the link {why}; it was ignored{repeat}.")
+        else:
+            found[key] = value
+            if repeat:
+                notes.append(f"The link gives {key} {len(values)} times; the last one counts.")
+    return found, notes
+
+
+def slug(name: str) -> str:
+    """'Forget zero_grad' -> 'forget-zero_grad': a preset name as a URL value."""
+    return re.sub(r"[^a-z0-9_]+", "-", name.lower()).strip("-")
+
+
+def preset_by_slug(presets: dict[str, dict], text: str) -> str | None:
+    return next((name for name in presets if text in (name, slug(name))), None)
+
+
+def preset_values(settings: list[Setting], preset: dict) -> dict:
+    """A preset is the defaults with a few settings changed: every setting gets a value."""
+    return {s.key: preset.get(s.key, s.default) for s in settings}
+
+
+def matching_preset(settings: list[Setting], presets: dict[str, dict], current: dict) -> str | None:
+    """The preset whose values equal the current settings, if any."""
+    return next((name for name, p in presets.items() if preset_values(settings, p) == current), None)
+
+
+def to_params(settings: list[Setting], current: dict) -> dict[str, str]:
+    return {s.key: s.format(current[s.key]) for s in settings if s.key in current}
+
+
+# ---- Streamlit side ----
+
+def _notes_key(lesson: str) -> str:
+    return f"_links_notes_{lesson}"
+
+
+def bind(lesson: str, settings: list[Setting], presets: dict[str, dict] | None = None) -> None:
+    """Read the URL once per session for this lesson, then keep the address bar in step with the widgets.
+    Draws a warning for each parameter of the link that fell back."""
+    from .state import init_state
+
+    ss = st.session_state
+    init_state({s.key: s.default for s in settings})
+    if f"_links_read_{lesson}" not in ss:
+        ss[f"_links_read_{lesson}"] = True
+        params = {k: st.query_params.get_all(k) for k in st.query_params}
+        found, notes = read_params(settings, params, presets)
+        for key, value in found.items():
+            ss[key] = value
+        ss[_notes_key(lesson)] = notes
+    notes = ss.get(_notes_key(lesson), [])
+    for message in notes:
+        st.warning(message)
+    if notes:
+        st.button("Dismiss", key=f"{lesson}_links_dismiss", type="tertiary", on_click=notes.clear)
+    write_url(settings)
+
+
+def current_values(settings: list[Setting]) -> dict:
+    return {s.key: st.session_state[s.key] for s in settings if s.key in st.session_state}
+
+
+def write_url(settings: list[Setting]) -> None:
+    """The address bar holds every setting of the lesson, once each."""
+    for key, text in to_params(settings, current_values(settings)).items():
+        if st.query_params.get_all(key) != [text]:
+            st.query_params[key] = text
+    if PRESET_PARAM in st.query_params:  # the settings it chose are in the URL now
+        del st.query_params[PRESET_PARAM]
+
+
+def preset_picker(lesson: str, settings: list[Setting], presets: dict[str, dict]) -> None:
+    key = f"{lesson}_preset"
+    st.session_state[key] = matching_preset(settings, presets, current_values(settings))
+    st.selectbox("Preset", list(presets), index=None, key=key, placeholder="Your own settings",
+                 on_change=_apply_preset, args=(key, settings, presets),
+                 help="Named settings a teacher can pick and share: the address bar then holds them all.")
+
+
+def _apply_preset(key: str, settings: list[Setting], presets: dict[str, dict]) -> None:
+    name = st.session_state[key]
+    if name is not None:
+        for k, value in preset_values(settings, presets[name]).items():
+            st.session_state[k] = value

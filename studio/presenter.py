@@ -1,0 +1,101 @@
+"""Presenter view: a toggle in the sidebar (also ``?present=1``) for projecting a lesson at 1280x720.
+
+In it the lesson's explanation is hidden, its settings fold into one expander, the sidebar starts
+collapsed, Streamlit's top padding is gone, and every chart (finished or live) uses the presenter scale of
+the one theme (``autodiff_core.theme.present_layout``): ticks 18 px, titles 22 px.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+
+import streamlit as st
+
+from autodiff_core.theme import present_layout, recolor
+
+from .links import Setting
+
+KEY = "present"
+SETTING = Setting(KEY, bool, False)
+_CSS = """<style>
+[data-testid="stMainBlockContainer"] { padding-top: 0.75rem !important; padding-bottom: 1rem !important;
+  padding-left: 1.5rem !important; padding-right: 1.5rem !important; max-width: 100% !important; }
+[data-testid="stHeader"] { background: transparent !important; height: 2.5rem !important; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 2rem !important; padding: 0 0 0.25rem 0 !important; }
+</style>"""
+
+
+def presenting() -> bool:
+    """Whether the presenter view is on (from the toggle, or from the link before the toggle is drawn)."""
+    if KEY in st.session_state:
+        return bool(st.session_state[KEY])
+    value, _ = SETTING.parse(st.query_params.get(KEY, "0"))
+    return bool(value)
+
+
+def sidebar_state() -> str:
+    """For ``st.set_page_config``: a presenter starts with the sidebar collapsed."""
+    return "collapsed" if presenting() else "auto"
+
+
+def presenter_toggle() -> None:
+    """The sidebar's toggle; reads ``?present=`` once per session and keeps it in the address bar."""
+    ss = st.session_state
+    if KEY not in ss:
+        ss[KEY] = presenting()
+    with st.sidebar:
+        st.toggle("Presenter view", key=KEY, help="Big text, a chart that fills the projector, settings folded "
+                                                 "away. A link with ?present=1 opens in it.")
+    if ss[KEY]:
+        st.html(_CSS)
+        if st.query_params.get(KEY) != "1":
+            st.query_params[KEY] = "1"
+    elif KEY in st.query_params:
+        del st.query_params[KEY]
+
+
+def intro(text: str) -> None:
+    """A lesson's explanation (markdown written by us): hidden in the presenter view, where the teacher
+    says it."""
+    if not presenting():
+        st.markdown(text)
+
+
+@contextlib.contextmanager
+def settings_box(lesson: str) -> Iterator[None]:
+    """Where a lesson draws its settings: in the presenter view, one folded expander; the preset picker
+    comes first either way."""
+    from .presets import preset_picker
+
+    box = st.expander("Settings and presets", expanded=False) if presenting() else st.container()
+    with box:
+        preset_picker(lesson)
+        yield
+
+
+def figure(fig):
+    """A finished figure as the view wants it: the palette always, the presenter scale when presenting."""
+    from autodiff_core.theme import present_figure
+
+    if presenting():
+        fig = present_figure(fig)
+    return fig
+
+
+def payload(build: Callable, *, extra: Callable[[dict], None] | None = None) -> Callable:
+    """Wrap a page's live ``payload(run)`` function: the palette, the presenter scale (decided now, on the
+    script thread; the live feed calls the wrapper off it) and ``extra`` (the ghosts of earlier runs)."""
+    scale = presenting()
+
+    def wrapped(run) -> dict:
+        data = build(run)
+        if extra is not None:
+            extra(data)
+        recolor(data)
+        if scale:
+            present_layout(data["layout"])
+            data["height"] = max(data.get("height", 420), 470)
+        return data
+
+    return wrapped

@@ -1,0 +1,124 @@
+"""Every lesson's settings and named presets, in one place (DESIGN §14).
+
+A setting's key is its widget key, its query parameter and its preset field. A preset is one line: the
+settings it changes from the lesson's defaults (the tutorial's). ``tests/test_presets.py`` runs each preset
+and checks the outcome its name promises.
+"""
+
+from __future__ import annotations
+
+from autodiff_core import FUNCTIONS, LogisticConfig, TwoLayerConfig
+from autodiff_core.data import DATASETS
+from autodiff_core.functions import activation_names
+from autodiff_core.playground import OPTIMIZERS, PlaygroundConfig
+
+from . import links
+from .links import Setting
+from .live_view import SPEEDS
+
+_L, _T, _P = LogisticConfig(), TwoLayerConfig(), PlaygroundConfig()
+_ACTS = tuple(activation_names())
+_FNS = tuple(FUNCTIONS)
+L2_CHOICES = (0.0, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1)
+
+SETTINGS: dict[str, list[Setting]] = {
+    "custom_function": [
+        Setting("cf_function", str, "ReLU", choices=_FNS, short="Function"),
+        Setting("cf_input", str, "-2, -1, -0.5, 0.5, 1, 2.5", short="x"),
+        Setting("cf_grad_output", str, "1, 1, 1, 1, 1, 1", short="grad_output"),
+    ],
+    "two_layer": [
+        Setting("tl_N", int, _T.N, 1, 10_000, short="N"),
+        Setting("tl_D_in", int, _T.D_in, 1, 20_000, short="D_in"),
+        Setting("tl_H", int, _T.H, 1, 5_000, short="H"),
+        Setting("tl_D_out", int, _T.D_out, 1, 1_000, short="D_out"),
+        Setting("tl_lr", float, _T.learning_rate, 1e-12, 10.0, short="lr"),
+        Setting("tl_steps", int, _T.steps, 1, 100_000, short="steps"),
+        Setting("tl_activation", str, _T.activation, choices=_ACTS, short=""),
+        Setting("two_layer_speed", str, "100", choices=tuple(SPEEDS), short="speed"),
+    ],
+    "logistic": [
+        Setting("lr_n", int, _L.n_per_class, 1, 5_000, short="points"),
+        Setting("lr_mean", float, _L.mean, -10.0, 10.0, short="mean"),
+        Setting("lr_bias", float, _L.bias, -10.0, 10.0, short="bias"),
+        Setting("lr_lr", float, _L.learning_rate, 1e-6, 1e6, short="lr"),
+        Setting("lr_momentum", float, _L.momentum, 0.0, 0.999, short="momentum"),
+        Setting("lr_iters", int, _L.max_iterations, 1, 100_000, short="max iterations"),
+        Setting("lr_every", int, _L.record_every, 1, 1_000, short="draw every"),
+        Setting("lr_stop", float, _L.stop_accuracy, 0.0, 1.0, short="stop at"),
+        Setting("lr_forget", bool, False, short="no zero_grad"),
+        Setting("logistic_speed", str, "50", choices=tuple(SPEEDS), short="speed"),
+    ],
+    "xray": [
+        Setting("xr_net", str, "Two-layer net", choices=("Two-layer net", "Logistic regression"), short=""),
+        Setting("xr_backward", bool, True, short="backward"),
+        Setting("xr_fn", str, "BROKEN ReLU: comparison flipped", choices=_FNS, short=""),
+        Setting("xr_points", str, "-1.5, -0.4, 0.3, 1.2, 2", short="points"),
+        Setting("xr_float64", bool, True, short="float64"),
+    ],
+    "playground": [
+        Setting("pg_dataset", str, _P.dataset, choices=tuple(DATASETS), short=""),
+        Setting("pg_noise", float, _P.noise, 0.0, 1.0, short="noise"),
+        Setting("pg_n", int, _P.n_per_class, 10, 500, short="points"),
+        Setting("pg_test", float, _P.test_fraction, 0.1, 0.5, short="test"),
+        Setting("pg_data_seed", int, _P.data_seed, 0, 2**31 - 1, short="data seed"),
+        Setting("pg_layers", int, len(_P.hidden), 1, 3, short="layers"),
+        Setting("pg_width", int, _P.hidden[0], 1, 64, short="width"),
+        Setting("pg_activation", str, _P.activation, choices=_ACTS, short=""),
+        Setting("pg_optimizer", str, _P.optimizer, choices=OPTIMIZERS, short=""),
+        Setting("pg_lr", float, _P.learning_rate, 1e-5, 1e6, short="lr"),
+        Setting("pg_batch", int, _P.batch_size, 1, 1000, short="batch"),
+        Setting("pg_l2", float, _P.l2, choices=L2_CHOICES, short="L2"),
+        Setting("pg_speed", str, "100", choices=tuple(SPEEDS), short="speed"),
+    ],
+}
+
+PRESETS: dict[str, dict[str, dict]] = {
+    "custom_function": {
+        "The tutorial's MyReLU": {},
+        "A point at the kink": {"cf_input": "-1, 0, 1", "cf_grad_output": "1, 1, 1"},
+        "A broken backward": {"cf_function": "BROKEN ReLU: comparison flipped"},
+        "Sigmoid done right": {"cf_function": "Sigmoid"},
+    },
+    "two_layer": {
+        "The tutorial as written": {},
+        "Learning rate too big": {"tl_lr": 1e-4},
+        "Learning rate too small": {"tl_lr": 1e-8},
+        "torch.relu instead of MyReLU": {"tl_activation": "torch.relu"},
+    },
+    "logistic": {
+        "The tutorial as written": {},
+        "Forget zero_grad": {"lr_forget": True},
+        "Learning rate too big": {"lr_lr": 50.0},
+        "No momentum: slow": {"lr_momentum": 0.0},
+        "Overlapping clusters": {"lr_mean": 0.3},
+    },
+    "xray": {
+        "gradcheck catches a broken backward": {},
+        "gradcheck passes MyReLU": {"xr_fn": "ReLU"},
+        "A point at the kink": {"xr_fn": "ReLU", "xr_points": "-1, 0, 1"},
+        "float32 fools gradcheck": {"xr_fn": "ReLU", "xr_float64": False},
+    },
+    "playground": {
+        "XOR, as set up": {},
+        "Dead ReLUs": {"pg_optimizer": "SGD + momentum", "pg_lr": 10.0},
+        "Spirals need depth": {"pg_dataset": "Spirals", "pg_noise": 0.0, "pg_layers": 3, "pg_width": 16},
+        "Spirals with one small layer": {"pg_dataset": "Spirals", "pg_noise": 0.0, "pg_layers": 1, "pg_width": 8},
+        "One neuron cannot bend": {"pg_dataset": "Circles", "pg_layers": 1, "pg_width": 1},
+    },
+}
+
+
+def bind_lesson(lesson: str) -> None:
+    """The one call a lesson page makes, after its ``init_state`` and before its widgets: the URL sets the
+    widgets on first sight, and the address bar follows them."""
+    links.bind(lesson, SETTINGS[lesson], PRESETS[lesson])
+
+
+def preset_picker(lesson: str) -> None:
+    links.preset_picker(lesson, SETTINGS[lesson], PRESETS[lesson])
+
+
+def sync_url(lesson: str) -> None:
+    """At the end of a page run: settings a button changed mid-run (Regenerate) reach the address bar."""
+    links.write_url(SETTINGS[lesson])

@@ -1,0 +1,143 @@
+"""Classroom mode without a browser: URL parsing, presets as data, run files, ghost labels, the palette."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+import pytest
+
+from autodiff_core import LogisticConfig, TwoLayerConfig, train_logistic, train_two_layer
+from autodiff_core.figures_classroom import difference_label, ghost_record, ghost_traces, replay_figure
+from autodiff_core.playground import Playground, PlaygroundConfig
+from autodiff_core.runs_io import from_json, run_record, standalone_html, to_csv, to_json
+from autodiff_core.theme import CLASS_COLORS, OKABE_ITO, present_layout, recolor
+from studio.links import ECHO, Setting, preset_values, read_params, slug
+from studio.presets import PRESETS, SETTINGS
+
+LR = Setting("lr_lr", float, 0.01, 1e-6, 1e6)
+N = Setting("lr_n", int, 100, 1, 5000)
+
+
+@pytest.mark.parametrize("text", ["²", "٣", "1e400", "nan", "inf", "0x10", "1_000", " 5", "5 ", "", "+-1", "9" * 70])
+def test_a_setting_refuses_what_is_not_an_ascii_number(text):
+    assert LR.parse(text)[0] is None
+    assert N.parse(text)[0] is None
+
+
+def test_numbers_parse_and_round_trip():
+    assert LR.parse("0.5") == (0.5, "")
+    assert LR.parse("1e-3") == (0.001, "")
+    assert N.parse("30") == (30, "")
+    assert N.parse("0")[0] is None and "outside" in N.parse("0")[1]
+    for lesson, settings in SETTINGS.items():
+        for s in settings:
+            for preset in PRESETS[lesson].values():
+                value = preset_values(settings, preset)[s.key]
+                assert s.parse(s.format(value)) == (value, ""), (lesson, s.key, value)
+
+
+def test_a_bad_parameter_falls_back_with_a_warning_that_names_it_and_shows_text_as_code():
+    evil = "[click](http://evil.example)" + "x" * 100
+    found, notes = read_params([LR, N], {"lr_lr": [evil], "lr_n": ["30"]})
+    assert found == {"lr_n": 30}
+    [note] = notes
+    assert note.startswith("lr_lr `") and "](" in note  # the text is inside a code span, not a link
+    shown = note.split("`")[1]
+    assert len(shown) <= ECHO + 1 and shown.endswith("…")
+
+
+def test_repeated_keys_the_last_counts_and_a_note_says_so():
+    found, notes = read_params([N], {"lr_n": ["10", "30"]})
+    assert found == {"lr_n": 30} and "2 times" in notes[0]
+
+
+def test_a_huge_value_is_refused_unparsed():
+    found, notes = read_params([N, Setting("cf_input", str, "")], {"lr_n": ["1" * 100_000],
+                                                                  "cf_input": ["2," * 50_000]})
+    assert found == {} and len(notes) == 2 and all("too long" in n for n in notes)
+
+
+def test_a_preset_by_slug_then_explicit_settings_override_it():
+    settings, presets = SETTINGS["logistic"], PRESETS["logistic"]
+    found, notes = read_params(settings, {"preset": [slug("Forget zero_grad")], "lr_lr": ["0.5"]}, presets)
+    assert not notes and found["lr_forget"] is True and found["lr_lr"] == 0.5 and found["lr_n"] == 100
+    _, notes = read_params(settings, {"preset": ["nope"]}, presets)
+    assert "preset" in notes[0]
+
+
+def test_every_lesson_has_three_to_five_presets_over_its_own_settings():
+    for lesson, presets in PRESETS.items():
+        keys = {s.key for s in SETTINGS[lesson]}
+        assert 3 <= len(presets) <= 5, lesson
+        for name, preset in presets.items():
+            assert set(preset) <= keys, (lesson, name)
+            for key, value in preset.items():
+                setting = next(s for s in SETTINGS[lesson] if s.key == key)
+                assert setting.parse(setting.format(value)) == (value, "")
+
+
+def _same(a, b) -> bool:
+    return a == b or (isinstance(a, float) and math.isnan(a) and math.isnan(b))
+
+
+@pytest.mark.parametrize("lesson", ["logistic", "two_layer", "playground"])
+def test_a_run_file_loads_back_into_the_same_config_and_snapshots(lesson):
+    if lesson == "logistic":
+        config = LogisticConfig(learning_rate=0.5, n_per_class=30, momentum=0.0, zero_grad=False)
+        snaps = list(train_logistic(config))
+    elif lesson == "two_layer":
+        config = TwoLayerConfig(learning_rate=1e-4, steps=20)  # diverges: NaN/inf in the states
+        snaps = list(train_two_layer(config))
+    else:
+        config = PlaygroundConfig(hidden=(4,), n_per_class=20)
+        snaps = list(Playground(config).run(30, record_every=10))
+    text = to_json(run_record(lesson, config, snaps))
+    record = json.loads(text)  # strict JSON: no NaN tokens
+    assert set(record["versions"]) >= {"torch", "numpy", "app"}
+    loaded, config2, snaps2, _ = from_json(text)
+    assert loaded == lesson and config2 == config and len(snaps2) == len(snaps)
+    for a, b in zip(snaps, snaps2, strict=True):
+        for field in a.__dataclass_fields__:
+            x, y = getattr(a, field), getattr(b, field)
+            assert _same(x, y) or (isinstance(x, float) and not math.isfinite(x) and math.isnan(y)), field
+    rows = list(csv.reader(io.StringIO(to_csv(record))))
+    assert len(rows) == len(snaps) + 1 and "surface" not in rows[0]
+
+
+@pytest.mark.parametrize("text", [b"not json", b"{}", b'{"format": "autograd-studio-run/1", "lesson": "x"}',
+                                  b'{"format": "autograd-studio-run/1", "lesson": "logistic", "config": {"seed": -1},'
+                                  b' "snapshots": []}'])
+def test_a_bad_run_file_gives_a_message(text):
+    with pytest.raises(ValueError):
+        from_json(text)
+
+
+def test_the_standalone_replay_carries_plotly_and_its_frames():
+    config = LogisticConfig(record_every=1)
+    html = standalone_html(replay_figure("logistic", config, list(train_logistic(config))), "run")
+    assert "cdn.plot.ly" not in html.split("<body")[1][:500] and "Plotly.newPlot" in html
+    assert html.count('"name":"') > 100 and "▶ Play" in html
+
+
+def test_ghost_labels_name_the_settings_that_differ():
+    base = LogisticConfig()
+    assert difference_label(LogisticConfig(learning_rate=0.5), base) == "lr 0.5"
+    assert difference_label(LogisticConfig(zero_grad=False), base) == "no zero_grad"
+    assert difference_label(base, base) == "same settings"
+    ghost = ghost_record("logistic", "lr 0.5", list(train_logistic(LogisticConfig(learning_rate=0.5))))
+    traces = ghost_traces("logistic", [ghost], [-3.0, 5.0])
+    assert [t["yaxis"] for t in traces[:1]] == ["y2"] and len(traces) == 2  # loss curve and final boundary
+    assert traces[0]["text"][-1] == "lr 0.5"
+
+
+def test_the_palette_is_okabe_ito_and_the_presenter_scale_reaches_every_axis():
+    assert CLASS_COLORS == (OKABE_ITO["vermillion"], OKABE_ITO["blue"])
+    assert recolor({"marker": {"color": "#d62728"}, "c": [[214, 39, 40]]}) == {
+        "marker": {"color": OKABE_ITO["vermillion"]}, "c": [[213, 94, 0]]}
+    layout = present_layout({"xaxis": {"title": {"text": "step"}}, "yaxis3": {}, "annotations": [{"text": "a"}]})
+    assert layout["font"]["size"] >= 18 and layout["xaxis"]["tickfont"]["size"] >= 18
+    assert layout["xaxis"]["title"]["font"]["size"] >= 22 and layout["yaxis3"]["title"]["font"]["size"] >= 22
+    assert layout["annotations"][0]["font"]["size"] >= 22
