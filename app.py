@@ -2,18 +2,20 @@
 
 This file has two roles. Streamlit runs it as the script of every browser session (``__name__`` is
 ``"__main__"`` then). ``streamlit run`` also imports it once to find ``app``, the server: Streamlit's
-own routes plus the live feed that training charts read while a run is going (``studio/feed.py``).
+own routes plus the live feed that training charts read while a run is going (``studio/feed.py``)
+and plotly.js from the installed plotly package (``studio/assets.py``).
 """
 
 import streamlit as st
 
 if __name__ == "__main__":
-    from studio.boot import configure
+    from studio.boot import warm_up
+    from studio.presenter import presenter_toggle, sidebar_state
     from studio.sidebar import sidebar
     from studio.state import remember
 
-    st.set_page_config(page_title="Autograd Studio", page_icon="∂", layout="wide")
-    configure()
+    st.set_page_config(page_title="Autograd Studio", page_icon="∂", layout="wide",
+                       initial_sidebar_state=sidebar_state())
 
     page = st.navigation([
         st.Page("pages/home.py", title="Home", default=True),
@@ -22,11 +24,15 @@ if __name__ == "__main__":
         st.Page("pages/logistic.py", title="3 · Logistic regression", url_path="logistic"),
         st.Page("pages/xray.py", title="4 · Autograd X-ray", url_path="xray"),
         st.Page("pages/playground.py", title="5 · Classification playground", url_path="playground"),
+        st.Page("pages/write_function.py", title="6 · Write your own Function", url_path="write_function"),
     ])
     sidebar()
+    presenter_toggle()
     page.run()
     remember()
+    warm_up()  # once per process, in the background, after the first page is drawn
 else:
-    from studio.feed import ROUTES
+    from studio import assets, boot, feed
 
-    app = st.App(__file__, routes=ROUTES)
+    # lifespan: torch and the engine load in the background as soon as the server is up.
+    app = st.App(__file__, routes=feed.ROUTES + assets.ROUTES, lifespan=boot.lifespan)

@@ -1,35 +1,65 @@
-"""Once-per-process setup for a shared classroom server."""
+"""Once-per-process setup for a shared classroom server, kept off the first page's path.
+
+Two background threads, each started at most once per process:
+
+* ``preload()``, from the server's ``lifespan`` once it is up (so that it never delays the health
+  check): imports torch and the engine, which every page needs (the sidebar lists torch's devices).
+  A page that comes before it has finished waits only for the rest of that import, never a second one.
+* ``warm_up()``, from the script once the first page has been drawn: the first ``torch.optim.SGD``
+  imports about 800 modules (over a second, holding the GIL), which the first Train click would
+  otherwise pay.
+"""
 
 from __future__ import annotations
 
-import filecmp
-import shutil
-from pathlib import Path
+import contextlib
+import threading
 
-import streamlit as st
-import torch
-
-STATIC = Path(__file__).resolve().parents[1] / "static"
+_started: set[str] = set()
+_lock = threading.Lock()
 
 
-@st.cache_resource(show_spinner=False)
-def configure() -> bool:
-    """Runs once per server process; every step here was measured to matter."""
-    # OpenMP threads spin on a shared 2-core server: one thread per run is faster overall.
-    torch.set_num_threads(1)
-    # The first torch.optim.SGD imports ~800 modules (over a second, holding the GIL): pay it now.
-    torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
-    install_plotly_js()
+def _once(name: str, target) -> bool:
+    """Run ``target`` in a daemon thread, unless ``name`` has been started before; True if started now."""
+    with _lock:
+        if name in _started:
+            return False
+        _started.add(name)
+    threading.Thread(target=target, name=f"studio-{name}", daemon=True).start()
     return True
 
 
-def install_plotly_js() -> Path:
-    """Serve the plotly.js that the plotly package ships, from ./static (no CDN: classrooms go offline)."""
-    import plotly
+def _single_threaded_torch():
+    import torch
 
-    source = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    target = STATIC / "plotly.min.js"
-    if not target.exists() or not filecmp.cmp(source, target, shallow=True):
-        STATIC.mkdir(exist_ok=True)
-        shutil.copyfile(source, target)
-    return target
+    # OpenMP threads spin on a shared 2-core server: one thread per run is faster overall. The setting
+    # is process-wide (each thread that computes picks it up), so any thread may make it.
+    torch.set_num_threads(1)
+    return torch
+
+
+def _preload() -> None:
+    _single_threaded_torch()
+    import autodiff_core  # noqa: F401
+
+
+def _warm_up() -> None:
+    torch = _single_threaded_torch()
+    torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+
+
+def preload() -> bool:
+    """Start importing torch and the engine in the background (the server calls this as it starts)."""
+    return _once("preload", _preload)
+
+
+def warm_up() -> bool:
+    """Start the rest of the warm-up in the background, after the first page (the script calls this)."""
+    return _once("warm-up", _warm_up)
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app):
+    """The server's start-up hook (``st.App(lifespan=...)``): preload once the server is up."""
+    preload()
+    yield

@@ -2,7 +2,7 @@
 // run's recent states from the live feed (studio/feed.py) and paints them one per tick, in order,
 // jumping ahead only when far behind, so no state is skipped while the page keeps up. When the feed
 // says the run ended it paints the last state at once and asks Streamlit for one rerun.
-const PLOTLY_SRC = "/app/static/plotly.min.js";
+const PLOTLY_SRC = "/api/assets/plotly.min.js";  // studio/assets.py
 const FEED_MS = 100;  // pause between one feed response and the next request
 const RETRY_MS = 1000;  // after a failed request (server busy or restarting)
 const PLOT_CONFIG = { displayModeBar: false, responsive: true };
