@@ -11,7 +11,7 @@ A ``torch.autograd.Function`` has two halves that always travel together:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import torch
@@ -315,8 +315,9 @@ def correct_functions() -> list[str]:
 
 
 def activation_names() -> list[str]:
-    """Every name a trainer accepts as its activation: the registry, then the built-ins."""
-    return [*FUNCTIONS, *BUILTIN_ACTIVATIONS]
+    """Every name a trainer accepts as its activation: the registry, the built-ins, then the caller's own
+    Functions from lesson 6."""
+    return [*FUNCTIONS, *BUILTIN_ACTIVATIONS, *(n for n in _visible_student_names() if n in STUDENT_ACTIVATIONS)]
 
 
 def get_activation(name: str) -> Callable[[torch.Tensor], torch.Tensor]:
@@ -325,4 +326,28 @@ def get_activation(name: str) -> Callable[[torch.Tensor], torch.Tensor]:
         return FUNCTIONS[name].apply
     if name in BUILTIN_ACTIVATIONS:
         return BUILTIN_ACTIVATIONS[name]
+    if name in STUDENT_ACTIVATIONS:
+        return STUDENT_ACTIVATIONS[name]
     raise ValueError(f"activation must be one of: {', '.join(activation_names())}; not {name!r}.")
+
+
+# ---- Functions students wrote in lesson 6 (registered by studio/student_functions.py) ----
+
+STUDENT_ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {}  # name -> apply
+MAX_STUDENT_ACTIVATIONS = 256  # past this the oldest is dropped
+_visible_student_names: Callable[[], Iterable[str]] = tuple  # which of them the caller may list
+
+
+def register_student_activation(name: str, apply: Callable[[torch.Tensor], torch.Tensor]) -> None:
+    """Make a student's passing Function usable by name. Names carry a per-session token."""
+    STUDENT_ACTIVATIONS.pop(name, None)
+    STUDENT_ACTIVATIONS[name] = apply
+    while len(STUDENT_ACTIVATIONS) > MAX_STUDENT_ACTIVATIONS:
+        STUDENT_ACTIVATIONS.pop(next(iter(STUDENT_ACTIVATIONS)))
+
+
+def set_student_scope(visible: Callable[[], Iterable[str]]) -> None:
+    """``visible()`` names the student Functions ``activation_names()`` lists for the current caller
+    (the app: those of the browser session running the script)."""
+    global _visible_student_names
+    _visible_student_names = visible

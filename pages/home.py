@@ -20,6 +20,9 @@ LESSONS = [
     ("5 · Classification playground", "pages/playground.py",
      "The custom ReLU at work: a small network learns XOR, circles, moons and spirals, with the decision surface "
      "redrawn live."),
+    ("6 · Write your own Function", "pages/write_function.py",
+     "Your turn: write `forward` and `backward` for ReLU, Sigmoid, GELU and more; gradcheck judges them, and a "
+     "Function that passes trains in lessons 2 and 5."),
 ]
 
 require_app()

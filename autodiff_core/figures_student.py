@@ -1,0 +1,56 @@
+"""Figure builders for lesson 6: the two Jacobians of a judged Function, and its curve and slope."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .judge import Verdict
+from .theme import style
+
+YOURS, REFERENCE, KINK = "#1f77b4", "#ff7f0e", "#7f7f7f"
+
+
+def jacobians_figure(v: Verdict):
+    """Analytical (your backward) and numerical (finite differences) Jacobians; mismatches marked ✕.
+
+    Works for several inputs too: their columns sit side by side (a[0..7], then b[0..7])."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.06,
+                        subplot_titles=["analytical (your backward)", "numerical (finite differences)"])
+    lim = float(max(np.abs(v.analytical).max(), np.abs(v.numerical).max(), 1e-12))
+    for col, mat in ((1, v.analytical), (2, v.numerical)):
+        fig.add_trace(go.Heatmap(z=mat, x=list(v.input_labels), y=list(v.output_labels), zmin=-lim, zmax=lim,
+                                 colorscale="RdBu", reversescale=True, showscale=col == 2,
+                                 hovertemplate="d %{y} / d %{x}: %{z:.6g}<extra></extra>"), 1, col)
+    rows, cols = np.nonzero(v.mismatch)
+    for col in (1, 2) if len(rows) else ():
+        fig.add_trace(go.Scatter(x=[v.input_labels[j] for j in cols], y=[v.output_labels[i] for i in rows],
+                                 mode="markers", name="mismatch", showlegend=col == 1,
+                                 marker={"symbol": "x", "size": 14, "color": "black"}), 1, col)
+    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(tickangle=-45)
+    return style(fig, height=460, margin={"l": 70, "r": 20, "t": 60, "b": 110},
+                 legend={"orientation": "h", "y": 1.12, "x": 1, "xanchor": "right"})
+
+
+def curve_figure(v: Verdict, reference_name: str):
+    """Left: your forward and the reference. Right: your backward's slope (grad_output = 1) and PyTorch's."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    c = v.curve
+    fig = make_subplots(rows=1, cols=2, subplot_titles=["forward", "slope: backward with grad_output = 1"])
+    pairs = (("yours", "reference"), ("slope", "reference_slope"))
+    for col, (mine, theirs) in enumerate(pairs, start=1):
+        fig.add_trace(go.Scatter(x=c["x"], y=c[theirs], name=reference_name, showlegend=col == 1, mode="lines",
+                                 line={"color": REFERENCE, "width": 6}), 1, col)
+        fig.add_trace(go.Scatter(x=c["x"], y=c[mine], name="yours", showlegend=col == 1, mode="lines",
+                                 line={"color": YOURS, "width": 3, "dash": "dash"}), 1, col)
+    for k in v.kinks:
+        for col in (1, 2):
+            fig.add_vline(x=k.x, line={"color": KINK, "dash": "dot"}, row=1, col=col)
+    fig.update_xaxes(title_text="input")
+    return style(fig, height=380, margin={"l": 50, "r": 20, "t": 60, "b": 50},
+                 legend={"orientation": "h", "y": 1.16, "x": 1, "xanchor": "right"})

@@ -1,0 +1,328 @@
+"""Judge a student's Function against a challenge: gradcheck, both Jacobians, the forward against the
+built-in, the kinks apart, and the verdict in words. Runs inside the sandbox (``sandbox.py``).
+
+Convention: ``J[i, j] = d output_i / d input_j`` (rows are outputs), as in ``gradcheck.py``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from .challenges import CHALLENGES, Challenge
+from .sandbox import Sandbox, SandboxError, shared_sandbox
+from .student import Refused, explain_error, load, validate
+
+N_POINTS = 8
+EPS, ATOL, RTOL = 1e-6, 1e-5, 1e-3
+MARGIN = 0.1  # how far the checked points stay from a kink
+CLOSE = {"rtol": 1e-4, "atol": 1e-6}
+
+
+@dataclass(frozen=True)
+class Kink:
+    """What happens at a point with no single slope: both one-sided slopes, yours, and PyTorch's choice."""
+
+    x: float
+    left: float
+    right: float
+    yours: float | None
+    torch_value: float
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Everything the lesson shows about one submission (plain data: it crosses the process boundary)."""
+
+    challenge: str
+    passed: bool
+    headline: str
+    reasons: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    error_line: int | None = None
+    gradcheck_passed: bool | None = None
+    forward_ok: bool | None = None
+    input_labels: tuple[str, ...] = ()
+    output_labels: tuple[str, ...] = ()
+    analytical: np.ndarray | None = None
+    numerical: np.ndarray | None = None
+    mismatch: np.ndarray | None = None
+    kinks: tuple[Kink, ...] = ()
+    curve: dict = field(default_factory=dict)  # x, yours, reference, slope, reference_slope (one-input only)
+
+
+def refused(challenge: str, exc: Refused) -> Verdict:
+    return Verdict(challenge, False, "Your code was not run.", (str(exc),), error_line=exc.line)
+
+
+def check_points(c: Challenge) -> list[torch.Tensor]:
+    """``N_POINTS`` float64 points per input, spread over the domain and at least MARGIN off every kink."""
+    lo, hi = c.domain
+    g = torch.Generator().manual_seed(7)
+    inputs = []
+    for _ in range(c.n_inputs):
+        x = torch.linspace(lo + 0.2, hi - 0.3, N_POINTS, dtype=torch.float64)
+        x = x + (torch.rand(N_POINTS, generator=g, dtype=torch.float64) - 0.5) * 0.3
+        for k in c.kinks:
+            near = (x - k).abs() < MARGIN
+            x = torch.where(near, k + MARGIN * torch.where(x >= k, 1.0, -1.0).double(), x)
+        inputs.append(x)
+    return inputs
+
+
+def judge(source: str, key: str) -> Verdict:
+    """The whole check. Errors raised by the student's code become a message with its line number."""
+    c = CHALLENGES[key]
+    try:
+        fn = load(source, c.n_inputs)
+    except Refused as exc:
+        return refused(key, exc)
+    try:
+        return run_checks(fn, c)
+    except Exception as exc:  # the student's code raised; say where, never show our stack
+        line, text = explain_error(exc)
+        return Verdict(key, False, "Your code raised an error.", (text,), error_line=line)
+
+
+def run_checks(fn, c: Challenge) -> Verdict:
+    """gradcheck, both Jacobians, the forward against the built-in, the diagnosis, the kinks and the curve."""
+    xs = check_points(c)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        passed = torch.autograd.gradcheck(fn.apply, tuple(x.clone().requires_grad_() for x in xs), eps=EPS, atol=ATOL,
+                                          rtol=RTOL, raise_exception=False)
+    analytical, numerical = _jacobians(fn.apply, xs)
+    mismatch = np.abs(analytical - numerical) > ATOL + RTOL * np.abs(numerical)
+    forward_ok, forward_note = _compare_forward(fn, c, xs)
+    reasons = [] if passed else _diagnose(fn, c, xs)
+    notes = [*([] if forward_ok else [forward_note]), *_needs_input_grad(fn, c, xs), *_in_place_note(fn, c, xs)]
+    ok = bool(passed) and forward_ok and not (c.n_inputs > 1 and notes)
+    headline = ("gradcheck passed and the forward matches " + c.reference_name + "." if ok else
+                "gradcheck failed: your backward does not match the slope of your forward." if not passed else
+                "gradcheck passed, but the Function is not finished yet.")
+    names = ["x"] if c.n_inputs == 1 else ["a", "b", "c"][:c.n_inputs]
+    return Verdict(
+        c.key, ok, headline, tuple(reasons), tuple(notes), gradcheck_passed=bool(passed), forward_ok=forward_ok,
+        input_labels=tuple(f"{n}[{j}]={v:.2f}" for n, x in zip(names, xs, strict=True)
+                           for j, v in enumerate(x.tolist())),
+        output_labels=tuple(f"out[{i}]" for i in range(N_POINTS)), analytical=analytical, numerical=numerical,
+        mismatch=mismatch, kinks=tuple(_kinks(fn, c)), curve=_curve(fn, c) if c.n_inputs == 1 else {})
+
+
+def _jacobians(apply, xs: list[torch.Tensor]) -> tuple[np.ndarray, np.ndarray]:
+    """Analytical (one backward per output) and central-difference Jacobians, inputs side by side."""
+    leaves = [x.clone().requires_grad_() for x in xs]
+    y = apply(*leaves).reshape(-1)
+    rows = []
+    for i in range(y.numel()):
+        onehot = torch.zeros_like(y)
+        onehot[i] = 1.0
+        grads = torch.autograd.grad(y, leaves, onehot, retain_graph=True, allow_unused=True)
+        rows.append(torch.cat([torch.zeros_like(x) if g is None else g.reshape(-1) for g, x in zip(grads, xs,
+                                                                                                strict=True)]))
+    analytical = torch.stack(rows).detach().numpy()
+    cols = []
+    with torch.no_grad():
+        for k, x in enumerate(xs):
+            for j in range(x.numel()):
+                plus, minus = [list(xs) for _ in range(2)]
+                plus[k], minus[k] = x.clone(), x.clone()
+                plus[k][j] += EPS
+                minus[k][j] -= EPS
+                cols.append(((apply(*plus) - apply(*minus)) / (2 * EPS)).reshape(-1))
+    return analytical, torch.stack(cols, dim=1).numpy()
+
+
+def _compare_forward(fn, c: Challenge, xs) -> tuple[bool, str]:
+    with torch.no_grad():
+        yours, ref = fn.apply(*xs), c.reference(*xs)
+    if not isinstance(yours, torch.Tensor) or yours.shape != ref.shape:
+        shape = tuple(yours.shape) if isinstance(yours, torch.Tensor) else type(yours).__name__
+        return False, f"Your forward returns {shape}; {c.reference_name} returns shape {tuple(ref.shape)}."
+    if torch.allclose(yours, ref, **CLOSE):
+        return True, ""
+    j = int((yours - ref).abs().argmax())
+    return False, (f"Your forward differs from {c.reference_name}: at input {xs[0][j].item():.3g} it gives "
+                   f"{yours[j].item():.4g}, {c.reference_name} gives {ref[j].item():.4g}.")
+
+
+def _backward(fn, xs, grad_output) -> tuple:
+    leaves = [x.clone().requires_grad_() for x in xs]
+    y = fn.apply(*leaves)
+    return torch.autograd.grad(y, leaves, grad_output, allow_unused=True)
+
+
+def _grad_output(n: int) -> torch.Tensor:
+    """A grad_output that is not all ones, so forgetting it shows: 0.5, -1.5, 2.0, ... ."""
+    return torch.tensor([(0.5, -1.5, 2.0, 0.75)[i % 4] for i in range(n)], dtype=torch.float64)
+
+
+def _slope(c: Challenge, xs) -> list[torch.Tensor]:
+    """The right answer: the reference op's own derivative, from PyTorch's autograd."""
+    leaves = [x.clone().requires_grad_() for x in xs]
+    y = c.reference(*leaves)
+    return [d.reshape(-1) for d in torch.autograd.grad(y, leaves, torch.ones_like(y))]
+
+
+def _same(a, b) -> bool:
+    return a is not None and a.shape == b.shape and torch.allclose(a, b, rtol=1e-3, atol=1e-5)
+
+
+WRONG = "The derivative of the wrong function: your backward computes grad_output · "
+WRONG_FUNCTIONS = {  # what students compute by mistake -> the message that names it
+    WRONG + "(1 − input²), tanh's formula applied to the input instead of the saved output.": lambda x: 1 - x * x,
+    WRONG + "e^input, the derivative of exp.": torch.exp,
+    WRONG + "σ(input)·(1 − σ(input)), the sigmoid's slope.": lambda x: torch.sigmoid(x) * (1 - torch.sigmoid(x)),
+    WRONG + "input·(1 − input), the sigmoid's formula applied to the input instead of the saved output.":
+        lambda x: x * (1 - x),
+    WRONG + "(1 − tanh(input)²), tanh's slope.": lambda x: 1 - torch.tanh(x) ** 2,
+    WRONG + "σ(input), softplus's slope.": torch.sigmoid,
+    WRONG + "(input > 0), ReLU's slope.": lambda x: (x > 0).double(),
+    WRONG + "sign(input), the slope of |x|.": torch.sign,
+    WRONG + "2·input, the slope of x².": lambda x: 2 * x,
+    WRONG + "input², the slope of x³/3: the 3 is missing.": lambda x: x * x,
+    "The comparison is flipped: your backward lets the gradient through where input < 0 and blocks it where "
+    "input > 0.": lambda x: (x < 0).double(),
+}
+
+
+def _diagnose(fn, c: Challenge, xs) -> list[str]:
+    """Why gradcheck failed, in words: compare the backward with the usual mistakes."""
+    g = _grad_output(xs[0].numel())
+    grads = _backward(fn, xs, g)
+    right = [g * d for d in _slope(c, xs)]
+    if c.n_inputs > 1:
+        return _diagnose_many(c, xs, g, grads, right)
+    yours, d, x = grads[0], _slope(c, xs)[0], xs[0]
+    if yours is None:
+        return ["Your backward returned None: it must return the gradient for the input."]
+    if yours.shape != x.shape:
+        return [f"Your backward returns shape {tuple(yours.shape)}; the input has shape {tuple(x.shape)}."]
+    if _same(yours, d):
+        return ["Your backward forgot grad_output: it returns the slope f'(input), but autograd needs "
+                "grad_output · f'(input) (the chain rule)."]
+    if _same(yours, g):
+        return ["Your backward returns grad_output unchanged: multiply it by the slope of your function."]
+    if _same(yours, -right[0]):
+        return ["Wrong sign: your backward returns minus the right gradient."]
+    found = [_regional(yours, right[0], x, side, name) for side, name in ((x < 0, "input < 0"), (x > 0, "input > 0"))]
+    found = [f for f in found if f]
+    if found and len(found) < 2:
+        return found
+    for message, slope in WRONG_FUNCTIONS.items():
+        if _same(yours, g * slope(x)):
+            return [message]
+    bad = int((yours - right[0]).abs().argmax())
+    return [f"Your backward does not compute the slope of this function. At input {x[bad].item():.3g} with "
+            f"grad_output {g[bad].item():.3g} it returns {yours[bad].item():.4g}; the right value is "
+            f"{right[0][bad].item():.4g}. Compare the two heatmaps below."]
+
+
+def _regional(yours, right, x, where, name) -> str:
+    """A message when the backward is right everywhere except on one side of 0."""
+    other = ~where
+    if not where.any() or not _same(yours[other], right[other]) or _same(yours[where], right[where]):
+        return ""
+    if _same(yours[where], -right[where]):
+        return f"Wrong sign where {name}: there your gradient is minus the right one."
+    if _same(yours[where], torch.zeros_like(right[where])):
+        return f"Your backward returns 0 where {name}, but the slope there is not 0."
+    return f"Your backward is right except where {name}: check the slope on that side."
+
+
+def _diagnose_many(c, xs, g, grads, right) -> list[str]:
+    names = ["a", "b", "c"]
+    out = []
+    for k, (yours, want) in enumerate(zip(grads, right, strict=True)):
+        n = names[k]
+        if yours is None:
+            out.append(f"Your backward returned None for {n}, but {n} needs a gradient here.")
+        elif _same(yours, want):
+            continue
+        elif _same(yours, want / g):
+            out.append(f"The gradient for {n} forgot grad_output: multiply it in (the chain rule).")
+        elif _same(yours, g * xs[k]):
+            out.append(f"The gradient for {n} uses {n} itself; ∂(a·b)/∂{n} is the *other* input.")
+        elif any(_same(yours, r) for r in right):
+            out.append(f"The gradient for {n} is the one that belongs to another input: are they swapped?")
+        else:
+            out.append(f"The gradient for {n} is wrong.")
+    return out or ["Your backward does not match the slope of your forward."]
+
+
+def _needs_input_grad(fn, c: Challenge, xs) -> list[str]:
+    """With several inputs, one that needs no gradient must get None, not a computed gradient."""
+    if c.n_inputs < 2:
+        return []
+    seen = []
+
+    def backward(ctx, grad_output):
+        result = fn.backward(ctx, grad_output)
+        seen.append(result)
+        return result
+
+    spy = type("Spy", (torch.autograd.Function,), {"forward": staticmethod(fn.forward),
+                                                   "backward": staticmethod(backward)})
+    a = xs[0].clone().requires_grad_()
+    spy.apply(a, *xs[1:]).sum().backward()
+    returned = seen[0] if seen else None
+    if not isinstance(returned, tuple) or len(returned) != c.n_inputs:
+        return [f"backward must return {c.n_inputs} values, one per input of forward."]
+    extra = [n for n, r in zip(["a", "b", "c"][1:], returned[1:], strict=False) if r is not None]
+    if extra:
+        return [f"When only a needs a gradient, ctx.needs_input_grad is (True, False), yet your backward still "
+                f"computed one for {', '.join(extra)}: check `ctx.needs_input_grad[i]` and return None there."]
+    return []
+
+
+def _in_place_note(fn, c: Challenge, xs) -> list[str]:
+    g = _grad_output(xs[0].numel())
+    kept = g.clone()
+    _backward(fn, xs, g)
+    if not torch.equal(g, kept):
+        return ["Your backward changed grad_output in place. Autograd may still need it: `.clone()` it first."]
+    return []
+
+
+def _kinks(fn, c: Challenge) -> list[Kink]:
+    out = []
+    for k in c.kinks:
+        x = torch.tensor([k], dtype=torch.float64)
+        h = 1e-4
+        with torch.no_grad():
+            left = ((fn.apply(x) - fn.apply(x - h)) / h).item()
+            right = ((fn.apply(x + h) - fn.apply(x)) / h).item()
+        (g,) = _backward(fn, [x], torch.ones(1, dtype=torch.float64))
+        (t,) = _slope(c, [x])
+        out.append(Kink(k, left, right, None if g is None else g.item(), t.item()))
+    return out
+
+
+def _curve(fn, c: Challenge) -> dict:
+    """Forward and slope (backward with grad_output = 1) on a grid, yours and the reference's."""
+    lo, hi = c.domain
+    x = torch.linspace(lo, hi, 121, dtype=torch.float64)
+    with torch.no_grad():
+        yours, ref = fn.apply(x), c.reference(x)
+    (slope,) = _backward(fn, [x], torch.ones_like(x))
+    (ref_slope,) = _slope(c, [x])
+    if not isinstance(yours, torch.Tensor) or yours.shape != x.shape or slope is None or slope.shape != x.shape:
+        return {}
+    return {"x": x.numpy(), "yours": yours.numpy(), "reference": ref.numpy(), "slope": slope.detach().numpy(),
+            "reference_slope": ref_slope.numpy()}
+
+
+def check(source: str, key: str, sandbox: Sandbox | None = None) -> Verdict:
+    """Validate here (a refusal runs nothing), then judge in the sandbox under its limits."""
+    c = CHALLENGES[key]
+    try:
+        validate(source, c.n_inputs)
+    except Refused as exc:
+        return refused(key, exc)
+    try:
+        return (sandbox or shared_sandbox()).run(judge, source, key)
+    except SandboxError as exc:
+        return Verdict(key, False, "Your code was stopped.", (str(exc),))

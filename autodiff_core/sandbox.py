@@ -1,0 +1,238 @@
+"""Run untrusted work (a student's Function being judged) in a separate process with hard limits.
+
+How it is built:
+
+* **A zygote.** One helper process per server (``python -m autodiff_core.sandbox``) imports torch, warms
+  up by judging a reference solution, and then waits on a private Unix socket. It never runs threads, so
+  forking it is safe, and a fork starts with torch ready (milliseconds, not the seconds of an import).
+* **A monitor and a worker per request.** For each request the zygote forks a monitor, which forks the
+  worker. The worker sets its limits and then runs the task: ``RLIMIT_CPU`` (CPU seconds; the kernel sends
+  SIGXCPU, then SIGKILL), ``RLIMIT_AS`` (its address space may grow by ``memory_mb`` past what torch
+  already maps), ``RLIMIT_FSIZE`` 0 (no files written), no core dumps, and ``alarm()`` for wall-clock
+  time (SIGALRM's default action ends the process, whatever it is doing, even inside a C call). The
+  monitor waits for it and sends the server its result, or why it died.
+* **The server side** (``Sandbox.run``) passes the zygote one end of a fresh pipe with each request and
+  reads the answer from it. Waiting for it releases the GIL, so other sessions go on; at most
+  ``max_parallel`` workers run at once.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import pickle
+import resource
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Limits:
+    cpu_seconds: int = 2
+    memory_mb: int = 512
+    wall_seconds: int = 5
+
+
+class SandboxError(Exception):
+    """The task was stopped at a limit, or failed; the message is for the student."""
+
+
+class Sandbox:
+    """The server's handle on its zygote: start it once, then ``run`` tasks in fresh workers."""
+
+    def __init__(self, limits: Limits = Limits(), max_parallel: int = 2) -> None:
+        self.limits = limits
+        self._slots = threading.BoundedSemaphore(max_parallel)
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen | None = None
+        self._sock: socket.socket | None = None
+
+    def start(self) -> None:
+        """Start the zygote if it is not running (returns at once; it warms up on its own)."""
+        with self._lock:
+            if self._proc is not None and self._proc.poll() is None:
+                return
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+            self._proc = subprocess.Popen([sys.executable, "-m", "autodiff_core.sandbox", str(theirs.fileno())],
+                                          pass_fds=[theirs.fileno()], cwd=ROOT, env=env, stdin=subprocess.DEVNULL)
+            theirs.close()
+            self._sock = ours
+
+    def close(self) -> None:
+        with self._lock:
+            if self._sock is not None:
+                self._sock.close()
+            if self._proc is not None:
+                self._proc.terminate()
+                self._proc.wait(5)
+            self._proc = self._sock = None
+
+    def run(self, fn, *args, limits: Limits | None = None):
+        """``fn(*args)`` in a fresh worker under ``limits``; its return value, or ``SandboxError``.
+
+        ``fn`` must be importable by name (a module-level function): it is pickled by reference."""
+        limits = limits or self.limits
+        request = pickle.dumps((fn, args, limits))
+        with self._slots:
+            readable, writable = os.pipe()
+            try:
+                self._send(request, writable)
+            finally:
+                os.close(writable)
+            with os.fdopen(readable, "rb") as answer:
+                data = _read_until_eof(answer, deadline=time.monotonic() + limits.wall_seconds + 60)
+        return _outcome(data, limits)
+
+    def _send(self, request: bytes, fd: int) -> None:
+        for attempt in (1, 2):  # a zygote that died is started again once
+            self.start()
+            try:
+                socket.send_fds(self._sock, [request], [fd])
+                return
+            except OSError:
+                if attempt == 2:
+                    raise SandboxError("The sandbox could not be started; try again.") from None
+                self.close()
+
+
+def _read_until_eof(stream, deadline: float) -> bytes:
+    chunks = []
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([stream], [], [], left)[0]:
+            raise SandboxError("The sandbox did not answer in time.")
+        chunk = os.read(stream.fileno(), 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _outcome(data: bytes, limits: Limits):
+    """Turn the monitor's report into the task's value or a SandboxError with a clear message."""
+    if not data:
+        raise SandboxError("The sandbox stopped unexpectedly; try again.")
+    result, status = pickle.loads(data)
+    code = os.waitstatus_to_exitcode(status)
+    if result is not None:
+        kind, value = pickle.loads(result)
+        if kind == "ok":
+            return value
+        if kind == "memory":
+            raise SandboxError(f"Your code needed more than {limits.memory_mb} MB of memory and was stopped.")
+        raise SandboxError(f"The check failed: {value}")
+    if code in (-signal.SIGXCPU, -signal.SIGKILL):
+        raise SandboxError(f"Your code used more than {limits.cpu_seconds} s of CPU time and was stopped.")
+    if code == -signal.SIGALRM:
+        raise SandboxError(f"Your code ran longer than {limits.wall_seconds} s and was stopped.")
+    raise SandboxError(f"Your code crashed the sandbox (exit code {code}) and was stopped.")
+
+
+# ---- Inside the zygote, the monitor and the worker ----
+
+
+def _zygote(fd: int) -> None:
+    import torch
+
+    from .challenges import CHALLENGES
+    from .judge import judge
+
+    torch.set_num_threads(1)
+    for key in ("relu", "multiply"):  # warm up: lazy imports and first-call costs, paid once
+        judge(CHALLENGES[key].solution, key)
+    sock = socket.socket(fileno=fd)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # monitors are reaped by the kernel
+    while True:
+        try:
+            request, fds, _, _ = socket.recv_fds(sock, 1 << 20, 1)
+        except OSError:
+            return
+        if not request:  # the server closed its end
+            return
+        if not fds:
+            continue
+        if os.fork() == 0:
+            try:
+                sock.close()
+                _monitor(request, fds[0])
+            finally:
+                os._exit(0)
+        os.close(fds[0])
+
+
+def _monitor(request: bytes, out: int) -> None:
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    readable, writable = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(readable)
+        os.close(out)
+        _worker(request, writable)
+    os.close(writable)
+    chunks = []
+    while chunk := os.read(readable, 1 << 16):
+        chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    result = b"".join(chunks) or None
+    _write_all(out, pickle.dumps((result, status)))
+
+
+def _worker(request: bytes, out: int) -> None:
+    """Set the limits, run the task, write ("ok", value) / ("memory", None) / ("error", text); never returns."""
+    try:
+        fn, args, limits = pickle.loads(request)
+        _set_limits(limits)
+        try:
+            answer = ("ok", fn(*args))
+        except MemoryError:
+            answer = ("memory", None)
+        except Exception as exc:
+            text = str(exc).split("\n")[0][:300]
+            answer = ("memory", None) if "can't allocate memory" in text else ("error", type(exc).__name__)
+        _write_all(out, pickle.dumps(answer))
+    finally:
+        os._exit(0)
+
+
+def _set_limits(limits: Limits) -> None:
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+    with open("/proc/self/statm") as f:
+        mapped = int(f.read().split()[0]) * resource.getpagesize()
+    room = mapped + limits.memory_mb * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (room, room))
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
+    signal.alarm(limits.wall_seconds)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+_SHARED: Sandbox | None = None
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_sandbox() -> Sandbox:
+    """The one sandbox of this server process (started on first use, closed at exit)."""
+    global _SHARED
+    with _SHARED_LOCK:
+        if _SHARED is None:
+            _SHARED = Sandbox()
+            atexit.register(_SHARED.close)
+        return _SHARED
+
+
+if __name__ == "__main__":
+    _zygote(int(sys.argv[1]))

@@ -1,0 +1,145 @@
+"""Lesson 6: write your own autograd Function; gradcheck judges it in a sandbox, and a passing one trains."""
+
+import inspect
+import re
+
+import streamlit as st
+
+from autodiff_core.challenges import CHALLENGES, format_solved, parse_solved
+from autodiff_core.figures_student import curve_figure, jacobians_figure
+from autodiff_core.judge import check, run_checks
+from autodiff_core.sandbox import shared_sandbox
+from autodiff_core.student import CTX_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
+from studio.charts import plot
+from studio.page import require_app
+from studio.state import init_state
+from studio.student_functions import offer, share_with_lessons
+
+try:
+    from streamlit_ace import st_ace
+except ImportError:  # the plain text box below still works
+    st_ace = None
+
+require_app()
+st.title("6 · Write your own Function")
+st.markdown("Fill in `forward` and `backward`. **Check** runs `torch.autograd.gradcheck` on your Function in "
+            "float64 and compares your forward with PyTorch's own op. Your code runs in a sandbox, with a "
+            "limit on time and memory.")
+init_state({"wf_challenge": CHALLENGES["relu"].title, "wf_plain": st_ace is None})
+ss = st.session_state
+ss.setdefault("wf_sources", {})
+ss.setdefault("wf_verdicts", {})
+ss.setdefault("wf_versions", {})
+if "wf_solved" not in ss:  # once per session: the link may say which challenges were solved
+    ss.wf_solved, warning = parse_solved(st.query_params.get("solved"))
+    ss.wf_url_warning = warning
+ss.setdefault("wf_url_warning", "")
+share_with_lessons()
+shared_sandbox().start()  # warms up in the background while the student reads
+
+
+def plain(text: str) -> str:
+    """Student code, error texts and anything from outside, made inert for markdown."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])", r"\\\1", text)
+
+
+def challenge_ui():
+    """The challenge picker; returns the challenge."""
+    by_title = {c.title: c for c in CHALLENGES.values()}
+    c = st.columns([3, 1], vertical_alignment="bottom")
+    c[0].selectbox("Challenge", list(by_title), key="wf_challenge")
+    c[1].toggle("Plain text box", key="wf_plain", disabled=st_ace is None,
+                help="A simple text box instead of the code editor.")
+    return by_title[ss.wf_challenge]
+
+
+def editor(ch) -> tuple[str, bool]:
+    """The code editor; returns (source, whether to check it now)."""
+    source = ss.wf_sources.setdefault(ch.key, ch.skeleton)
+    if ss.wf_plain:
+        key = f"wf_text_{ch.key}"
+        ss.setdefault(key, source)
+        text = st.text_area("Your code", key=key, height=380)
+        ss.wf_sources[ch.key] = text
+        return text, st.button("Check", key="wf_check", type="primary")
+    st.caption("Press **Apply** (or Ctrl+Enter) under the editor to check your code.")
+    text = st_ace(value=source, language="python", theme="chrome", font_size=16, min_lines=16, tab_size=4,
+                  key=f"wf_ace_{ch.key}_{ss.wf_versions.get(ch.key, 0)}", auto_update=False)
+    if isinstance(text, str) and text != source:
+        ss.wf_sources[ch.key] = text
+        return text, True
+    return source, False
+
+
+def start_over(ch) -> None:
+    ss.wf_sources[ch.key] = ch.skeleton
+    ss.wf_versions[ch.key] = ss.wf_versions.get(ch.key, 0) + 1
+    ss.pop(f"wf_text_{ch.key}", None)
+    ss.wf_verdicts.pop(ch.key, None)
+
+
+def show_verdict(ch, v) -> None:
+    (st.success if v.passed else st.error)(v.headline)
+    for reason in v.reasons:
+        st.error(plain(reason))
+    for note in v.notes:
+        st.warning(plain(note))
+    if v.analytical is not None:
+        st.markdown("**Jacobians.** Row i, column j: how output i moves when input j moves. Your backward gives "
+                    "the left one; finite differences of your forward give the right one. ✕ marks a mismatch.")
+        plot(jacobians_figure(v), key="wf_jacobians")
+    if v.curve:
+        plot(curve_figure(v, ch.reference_name), key="wf_curve")
+    if v.kinks:
+        st.markdown("**The kinks, shown apart.** Here the function has no single slope, so gradcheck keeps its "
+                    "points away. Any value between the two one-sided slopes is a valid choice.")
+        st.dataframe({"x": [k.x for k in v.kinks], "slope from the left": [round(k.left, 4) for k in v.kinks],
+                      "slope from the right": [round(k.right, 4) for k in v.kinks],
+                      "your backward": [k.yours for k in v.kinks],
+                      f"{ch.reference_name}'s backward": [k.torch_value for k in v.kinks]}, hide_index=True)
+
+
+ch = challenge_ui()
+if ss.wf_url_warning:
+    st.warning(ss.wf_url_warning)
+left, right = st.columns([3, 2])
+with right:
+    st.markdown(f"**{ch.title}**: {ch.task}")
+    st.code(ch.formula, language=None)
+    with st.expander("Hint"):
+        st.markdown(ch.hint)
+    st.caption("Allowed: arithmetic, comparisons, `if`, masked assignment (`t[input < 0] = 0`), "
+               f"`ctx.save_for_backward`, `ctx.{'`, `ctx.'.join(sorted(CTX_ATTRIBUTES))}`, "
+               f"`torch.` {', '.join(sorted(TORCH_FUNCTIONS))}, and the tensor methods "
+               f"{', '.join(sorted(TENSOR_METHODS))}. No imports, loops or names starting with _.")
+    st.button("Start over", key="wf_reset", on_click=start_over, args=(ch,), help="Back to the skeleton.")
+with left:
+    source, wanted = editor(ch)
+if wanted:
+    with st.spinner("Checking in the sandbox…"):
+        ss.wf_verdicts[ch.key] = check(source, ch.key)
+    if ss.wf_verdicts[ch.key].passed and ch.key not in ss.wf_solved:
+        ss.wf_solved = [k for k in CHALLENGES if k in {*ss.wf_solved, ch.key}]
+verdict = ss.wf_verdicts.get(ch.key)
+if verdict is not None:
+    show_verdict(ch, verdict)
+
+if verdict is not None and verdict.passed and ch.n_inputs == 1:
+    st.subheader("Use it")
+    if st.button("Use my Function in lessons 2 and 5", key="wf_use"):
+        name = offer(ch, ss.wf_sources[ch.key])
+        st.success(f"Added **{plain(name)}**: pick it as the activation in lesson 2 or 5 and train.")
+        st.page_link("pages/playground.py", label="Open 5 · Classification playground")
+        st.page_link("pages/two_layer.py", label="Open 2 · Two-layer net")
+
+solved = format_solved(ss.wf_solved)
+if st.query_params.get("solved") != solved:
+    if solved:
+        st.query_params["solved"] = solved
+    elif "solved" in st.query_params:
+        del st.query_params["solved"]
+done = ", ".join(f"✓ {CHALLENGES[k].title}" for k in ss.wf_solved) or "none yet"
+st.caption(f"Solved {len(ss.wf_solved)} of {len(CHALLENGES)}: {done}. The address bar keeps them, so a link "
+           "shares them.")
+with st.expander("Show the code that checks yours", expanded=False):
+    st.code(inspect.getsource(run_checks), language="python")
