@@ -1,11 +1,100 @@
 #!/usr/bin/env bash
-# Installs Debian's Chromium for the browser tests, unless one is already there.
-# Playwright drives this system browser; it never downloads its own.
+# A Chromium for the browser tests, found or installed, the first way that works:
+#   1. one already installed: $STUDIO_CHROMIUM, else chromium, chromium-browser, google-chrome,
+#      google-chrome-stable or chrome on the PATH, else Chrome or Chromium in /Applications (macOS);
+#   2. otherwise the system's package through apt-get, as root or through sudo (Debian, Ubuntu);
+#   3. otherwise Playwright's own Chromium: python -m playwright install chromium (any OS, no root).
+# It says which one it used. tests/browser.py looks for a browser in the same order (1, then Playwright's).
+#
+#   bash scripts/install-chromium.sh             find or install
+#   bash scripts/install-chromium.sh --dry-run   say what it would do and print the commands, run nothing
+#
+# Another system package the tests need goes into APT_PACKAGES; apt installs them together.
 set -euo pipefail
-if [ -x /usr/bin/chromium ]; then
+
+APT_PACKAGES=(chromium)
+BROWSER_NAMES=(chromium chromium-browser google-chrome google-chrome-stable chrome)
+MAC_APPS=("/Applications/Google Chrome.app/Contents/MacOS/Google Chrome"
+          "/Applications/Chromium.app/Contents/MacOS/Chromium")
+PYTHON=${PYTHON:-$(command -v python || command -v python3 || echo python3)}
+
+DRY_RUN=0
+case "${1:-}" in
+  --dry-run) DRY_RUN=1 ;;
+  "") ;;
+  *) echo "usage: bash scripts/install-chromium.sh [--dry-run]" >&2; exit 2 ;;
+esac
+
+say() { echo "install-chromium: $*"; }
+
+run() {  # run a command, or only print it with --dry-run
+  if [ "$DRY_RUN" -eq 1 ]; then
+    echo "would run: $*"
+  else
+    "$@"
+  fi
+}
+
+installed_browser() {  # prints the path of an installed Chromium or Chrome; fails if there is none
+  if [ -n "${STUDIO_CHROMIUM:-}" ]; then
+    echo "$STUDIO_CHROMIUM"; return 0
+  fi
+  local name app
+  for name in "${BROWSER_NAMES[@]}"; do
+    if command -v "$name" >/dev/null 2>&1; then command -v "$name"; return 0; fi
+  done
+  for app in "${MAC_APPS[@]}"; do
+    if [ -x "$app" ]; then echo "$app"; return 0; fi
+  done
+  return 1
+}
+
+apt_prefix() {  # prints "" as root, "sudo" where sudo exists; fails where apt-get cannot be used
+  command -v apt-get >/dev/null 2>&1 || return 1
+  if [ "$(id -u)" -eq 0 ]; then
+    echo ""
+  elif command -v sudo >/dev/null 2>&1; then
+    echo "sudo"
+  else
+    return 1
+  fi
+}
+
+apt_install() {
+  local sudo=$1
+  run $sudo apt-get update -qq &&
+    run $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${APT_PACKAGES[@]}"
+}
+
+playwright_install() {
+  run "$PYTHON" -m playwright install chromium
+}
+
+if path=$(installed_browser); then
+  if [ ! -x "$path" ]; then
+    say "STUDIO_CHROMIUM=$path is not an executable file; set it to a Chromium or Chrome, or unset it" >&2
+    exit 1
+  fi
+  say "using the installed browser $path (nothing to install)"
   exit 0
 fi
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium
+
+if sudo=$(apt_prefix); then
+  say "no Chromium or Chrome found; installing ${APT_PACKAGES[*]} with apt-get${sudo:+ through sudo}"
+  if apt_install "$sudo"; then
+    if [ "$DRY_RUN" -eq 1 ]; then exit 0; fi
+    if path=$(installed_browser); then
+      say "installed $path"
+      exit 0
+    fi
+    say "apt-get installed ${APT_PACKAGES[*]} but no chromium command appeared; trying Playwright's Chromium"
+  else
+    say "apt-get failed; trying Playwright's Chromium"
+  fi
+else
+  say "no Chromium or Chrome found, and apt-get cannot be used here (no apt-get, or neither root nor sudo)"
+fi
+
+say "installing Playwright's own Chromium with $PYTHON -m playwright install chromium"
+playwright_install
+say "the browser tests use Playwright's Chromium (set STUDIO_CHROMIUM to use another browser)"

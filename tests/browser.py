@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -14,7 +15,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
-CHROMIUM = os.environ.get("STUDIO_CHROMIUM", "/usr/bin/chromium")
+# Where a Chromium is looked for, in this order; scripts/install-chromium.sh looks in the same places.
+BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+MAC_APPS = ("/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+            "/Applications/Chromium.app/Contents/MacOS/Chromium")
+
+
+def find_chromium() -> str | None:
+    """The browser the tests drive: $STUDIO_CHROMIUM, else an installed Chromium or Chrome, else None,
+    which means Playwright's own Chromium (``python -m playwright install chromium``)."""
+    if os.environ.get("STUDIO_CHROMIUM"):
+        return os.environ["STUDIO_CHROMIUM"]
+    for name in BROWSER_NAMES:
+        if path := shutil.which(name):
+            return path
+    return next((app for app in MAC_APPS if os.access(app, os.X_OK)), None)
+
+
+CHROMIUM = find_chromium()
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
