@@ -4,6 +4,10 @@ import json
 
 import pytest
 
+import autodiff_core
+import autodiff_core.devices
+import studio.sidebar
+from autodiff_core import DeviceInfo
 from tests.conftest import feed_get, wait_for_run
 
 PAGES = ["pages/home.py", "pages/custom_function.py", "pages/two_layer.py", "pages/logistic.py"]
@@ -26,13 +30,48 @@ def figure(at, key):
     return json.loads(el.proto.spec)
 
 
+CPU = DeviceInfo("cpu", "CPU", "cpu")
+MACHINES = {  # device lists the sidebar may meet; "here" is this machine's own
+    "here": None,
+    "cpu-only": [CPU],
+    "nvidia-gpu": [CPU, DeviceInfo("cuda:0", "GPU 0: NVIDIA H200", "cuda")],
+    "two-gpus": [CPU, *(DeviceInfo(f"cuda:{i}", f"GPU {i}: NVIDIA A100", "cuda") for i in range(2))],
+    "apple": [CPU, DeviceInfo("mps", "Apple GPU (MPS)", "mps")],
+}
+
+
+@pytest.fixture(params=list(MACHINES))
+def devices(request, monkeypatch) -> list[DeviceInfo]:
+    """The device list, as this machine has it or as another machine would (torch's answer replaced)."""
+    listed = MACHINES[request.param]
+    if listed is not None:
+        for module in (autodiff_core, autodiff_core.devices, studio.sidebar):
+            monkeypatch.setattr(module, "available_devices", lambda: list(listed))
+    return autodiff_core.devices.available_devices()
+
+
 @pytest.mark.parametrize("page", PAGES)
-def test_every_page_renders_without_exception(app, page):
+def test_every_page_renders_without_exception(new_app, devices, page):
+    app = new_app()
+    app.run()
     app.switch_page(page).run()
     assert not app.exception, [e.value for e in app.exception]
     assert not app.error
-    assert app.sidebar.selectbox(key="device").value == "cpu"
-    assert any("No GPU" in c.value for c in app.sidebar.caption)
+    selector = app.sidebar.selectbox(key="device")
+    assert selector.value == "cpu" and selector.options == [d.label for d in devices]
+    assert any("No GPU" in c.value for c in app.sidebar.caption) == (len(devices) == 1)
+
+
+@pytest.mark.parametrize("machine", ["nvidia-gpu", "two-gpus", "apple"])
+def test_a_link_picks_the_gpu_where_there_is_one(new_app, monkeypatch, machine):
+    listed = MACHINES[machine]
+    for module in (autodiff_core, autodiff_core.devices, studio.sidebar):
+        monkeypatch.setattr(module, "available_devices", lambda: list(listed))
+    at = new_app()
+    at.query_params["device"] = "mps" if machine == "apple" else "cuda"
+    at.run()
+    assert at.sidebar.selectbox(key="device").value == listed[1].id  # "cuda" means the first GPU
+    assert not at.sidebar.warning and not at.exception
 
 
 def test_custom_function_shows_each_step_and_the_verdict(app):
@@ -43,7 +82,7 @@ def test_custom_function_shows_each_step_and_the_verdict(app):
     assert list(table["x[0]"])[:2] == [-2.0, 0.0]  # MyReLU(-2) = 0
     fig = figure(app, "cf_figure")
     relu_bars, ref_bars = fig["data"][2], fig["data"][3]
-    assert relu_bars["y"] == ref_bars["y"] and relu_bars["name"] == "ReLU.backward"
+    assert relu_bars["y"] == ref_bars["y"] and relu_bars["name"] == "MyReLU.backward"
     assert "class MyReLU" in app.get("code")[0].proto.code_text
 
 
