@@ -9,15 +9,17 @@ import torch
 from autodiff_core import FUNCTIONS, gradcheck_report, resolve_dtype
 from autodiff_core.figures import function_figure
 from autodiff_core.inspector import trace_function
+from studio import presenter
 from studio.charts import plot
 from studio.inputs import parse_vector
 from studio.page import require_app
+from studio.presets import bind_lesson
 from studio.sidebar import current_settings
 from studio.state import init_state
 
 require_app()
 st.title("1 · A custom autograd Function")
-st.markdown(
+presenter.intro(
     "A `torch.autograd.Function` pairs a **forward** (compute the output, save what backward needs in `ctx`) "
     "with a **backward** (receive `grad_output` = ∂loss/∂output, return `grad_input` = ∂loss/∂input). "
     "For ReLU, backward passes the gradient through where the input was positive and zeroes it where it "
@@ -26,6 +28,7 @@ st.markdown(
 
 init_state({"cf_function": "ReLU", "cf_input": "-2, -1, -0.5, 0.5, 1, 2.5",
             "cf_grad_output": "1, 1, 1, 1, 1, 1"})
+bind_lesson("custom_function")
 
 
 def custom_function_ui() -> tuple[str, list[float] | None, list[float] | None, str]:
@@ -42,7 +45,8 @@ def custom_function_ui() -> tuple[str, list[float] | None, list[float] | None, s
     return name, x, g, err or err_g
 
 
-name, x, g, error = custom_function_ui()
+with presenter.settings_box("custom_function"):
+    name, x, g, error = custom_function_ui()
 spec = FUNCTIONS[name]
 if error:
     st.error(error)

@@ -12,18 +12,23 @@ from autodiff_core.functions import MyReLU, MyReLUModern
 from autodiff_core.graph import logistic_graph, to_dot, two_layer_graph
 from autodiff_core.inspector import trace_function
 from autodiff_core.logistic import logistic_data
+from studio import presenter
 from studio.charts import plot
 from studio.inputs import parse_vector
 from studio.page import require_app
+from studio.presets import bind_lesson
 from studio.sidebar import current_settings
 from studio.state import init_state
 
 require_app()
 st.title("4 · Autograd X-ray")
-st.markdown("What PyTorch does between `loss.backward()` and the updated weights, shown on the lessons' own runs.")
+presenter.intro("What PyTorch does between `loss.backward()` and the updated weights, shown on the lessons' own runs.")
 init_state({"xr_net": "Two-layer net", "xr_backward": True, "xr_fn": "BROKEN ReLU: comparison flipped",
             "xr_points": "-1.5, -0.4, 0.3, 1.2, 2", "xr_float64": True})
 settings = current_settings()
+bind_lesson("xray")
+with presenter.settings_box("xray"):
+    pass  # the preset picker; each tab keeps its own settings
 
 
 @st.cache_data(show_spinner="Training both runs…", max_entries=8)
