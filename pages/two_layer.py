@@ -7,16 +7,18 @@ import streamlit as st
 from autodiff_core import TwoLayerConfig, train_two_layer
 from autodiff_core.figures import two_layer_live_payload
 from autodiff_core.functions import activation_names
+from studio import classroom, presenter
 from studio.live_chart import live_chart
-from studio.live_view import controls, live_section, status_text
+from studio.live_view import controls, current_run, live_section, status_text
 from studio.page import require_app
+from studio.presets import bind_lesson
 from studio.runner import LiveRun
 from studio.sidebar import current_settings
 from studio.state import init_state
 
 require_app()
 st.title("2 · A two-layer net trained with MyReLU")
-st.markdown(
+presenter.intro(
     "`y_pred = relu(x @ w1) @ w2`, loss = Σ(y_pred − y)². After `loss.backward()` the weights are updated "
     "by hand under `torch.no_grad()` and their gradients zeroed by hand. The data are random numbers, so "
     "this shows that training works, and how fast the loss falls."
@@ -25,6 +27,7 @@ st.markdown(
 DEFAULTS = TwoLayerConfig()
 init_state({"tl_N": DEFAULTS.N, "tl_D_in": DEFAULTS.D_in, "tl_H": DEFAULTS.H, "tl_D_out": DEFAULTS.D_out,
             "tl_lr": DEFAULTS.learning_rate, "tl_steps": DEFAULTS.steps, "tl_activation": DEFAULTS.activation})
+bind_lesson("two_layer")
 
 
 def two_layer_ui() -> tuple[TwoLayerConfig | None, str]:
@@ -51,7 +54,8 @@ def two_layer_ui() -> tuple[TwoLayerConfig | None, str]:
     return config, ""
 
 
-config, problem = two_layer_ui()
+with presenter.settings_box("two_layer"):
+    config, problem = two_layer_ui()
 if problem:
     st.error(problem)
 
@@ -71,10 +75,11 @@ def payload(run: LiveRun | None) -> dict:
 
 
 def draw(run: LiveRun | None) -> None:
-    live_chart(payload, run, key="two_layer_live")
+    live_chart(presenter.payload(payload, extra=classroom.ghost_adder("two_layer", run)), run, key="two_layer_live")
 
 
 live_section("two_layer", draw, config)
+classroom.panel("two_layer", current_run("two_layer"))
 
 with st.expander("Show the code that ran", expanded=False):
     st.code(inspect.getsource(train_two_layer), language="python")

@@ -16,7 +16,7 @@ FINISHED = ("done", "stopped", "diverged")
 
 
 def _history(lesson: str) -> list[dict]:
-    return st.session_state.setdefault(f"_ghosts_{lesson}", [])
+    return list(st.session_state.get(f"_ghosts_{lesson}", []))
 
 
 def _pin_key(lesson: str) -> str:
@@ -33,8 +33,8 @@ def remember_finished(lesson: str, run: LiveRun | None) -> None:
     snaps = run.view()[0]
     if not snaps:
         return
-    history.append({"run_id": run.run_id, "config": run.config, "ghost": ghost_record(lesson, "", snaps)})
-    del history[:-(KEEP + 1)]  # the run on screen plus KEEP before it
+    entry = {"run_id": run.run_id, "config": run.config, "ghost": ghost_record(lesson, "", snaps)}
+    st.session_state[f"_ghosts_{lesson}"] = (history + [entry])[-(KEEP + 1):]  # the run on screen + KEEP before
 
 
 def ghosts(lesson: str, run: LiveRun | None) -> list[dict]:
@@ -129,6 +129,6 @@ def _pin(lesson: str, run: LiveRun) -> None:
 
 
 def _clear(lesson: str, run: LiveRun | None) -> None:
-    history = _history(lesson)
-    history[:] = [h for h in history if run is not None and h["run_id"] == run.run_id]
+    keep = [h for h in _history(lesson) if run is not None and h["run_id"] == run.run_id]
+    st.session_state[f"_ghosts_{lesson}"] = keep
     st.session_state[_pin_key(lesson)] = None
