@@ -51,23 +51,28 @@ EXPRESSIONS = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.
                ast.Attribute, ast.Subscript, ast.Tuple, ast.keyword)
 OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.BitAnd, ast.BitOr, ast.USub, ast.UAdd, ast.Not,
              ast.Invert, ast.And, ast.Or, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq, ast.Load, ast.Store)
+LOOPS = "no loops: use tensor operations, which work on every element at once"
+NO_STRINGS = "no strings or f-strings here: this code computes with numbers and tensors"
 WHY_NOT = {  # node type -> why it is refused, in words a student can act on
     ast.Import: "no imports: `torch` is already there", ast.ImportFrom: "no imports: `torch` is already there",
-    ast.For: "no loops: use tensor operations, which work on every element at once",
-    ast.While: "no loops: use tensor operations, which work on every element at once",
-    ast.ListComp: "no comprehensions: use tensor operations", ast.GeneratorExp: "no comprehensions",
-    ast.SetComp: "no comprehensions", ast.DictComp: "no comprehensions",
-    ast.Lambda: "no lambda: write the expression where you need it",
-    ast.Global: "no `global`", ast.Nonlocal: "no `nonlocal`",
-    ast.JoinedStr: "no strings or f-strings here", ast.FormattedValue: "no strings or f-strings here",
-    ast.Delete: "no `del`", ast.Try: "no try/except", ast.With: "no `with`", ast.Raise: "no `raise`",
-    ast.Assert: "no `assert`", ast.NamedExpr: "no `:=`", ast.Starred: "no `*` unpacking",
-    ast.List: "no lists: return a tuple, e.g. `return grad_a, grad_b`", ast.Dict: "no dicts", ast.Set: "no sets",
-    ast.Slice: "no slices: index with a mask, e.g. `t[input < 0] = 0`", ast.Yield: "no `yield`",
-    ast.Await: "no `await`", ast.AsyncFunctionDef: "no async", ast.MatMult: "no `@`: this lesson is element-wise",
+    ast.For: LOOPS, ast.While: LOOPS, ast.ListComp: LOOPS, ast.GeneratorExp: LOOPS, ast.SetComp: LOOPS,
+    ast.DictComp: LOOPS, ast.Lambda: "no lambda: write the expression where you need it",
+    ast.Global: "no `global`: use your parameters and variables of your own",
+    ast.Nonlocal: "no `nonlocal`: use your parameters and variables of your own",
+    ast.JoinedStr: NO_STRINGS, ast.FormattedValue: NO_STRINGS,
+    ast.Delete: "no `del`: just stop using the name", ast.Del: "no `del`: just stop using the name",
+    ast.Try: "no try/except: errors are reported to you with their line",
+    ast.With: "no `with` blocks in this lesson", ast.Raise: "no `raise`: return the gradient instead",
+    ast.Assert: "no `assert`: the checker tests your Function", ast.NamedExpr: "no `:=`: assign on a line of its own",
+    ast.Starred: "no `*` unpacking: pass the arguments one by one",
+    ast.List: "no lists: return a tuple, e.g. `return grad_a, grad_b`", ast.Dict: "no dicts: use tensors",
+    ast.Set: "no sets: use tensors", ast.Slice: "no slices: index with a mask, e.g. `t[input < 0] = 0`",
+    ast.Yield: "no `yield`: use `return`", ast.Await: "no `await`: the methods are plain functions",
+    ast.AsyncFunctionDef: "no async: use a plain `def`", ast.MatMult: "no `@`: this lesson is element-wise",
     ast.Is: "use == or != instead of `is`", ast.IsNot: "use == or != instead of `is not`",
-    ast.In: "no `in`", ast.NotIn: "no `not in`", ast.FloorDiv: "use / instead of //",
-    ast.Mod: "no `%`", ast.Del: "no `del`",
+    ast.In: "no `in`: compare with <, >, == and combine masks with & and |",
+    ast.NotIn: "no `not in`: compare with <, >, == and combine masks with & and |",
+    ast.FloorDiv: "use / instead of //", ast.Mod: "no `%`: it is not needed for these functions",
 }
 
 
@@ -104,7 +109,9 @@ def validate(source: str, n_inputs: int = 1) -> Submission:
         tree = ast.parse(source, filename=FILENAME, mode="exec")
     except SyntaxError as exc:
         raise Refused(f"Python cannot read this: {exc.msg}.", exc.lineno) from None
-    except (RecursionError, MemoryError, ValueError):
+    except ValueError:  # a null character
+        raise Refused("Python cannot read this code: it contains a character code cannot hold.") from None
+    except (RecursionError, MemoryError):
         raise Refused("The code is nested too deeply for Python to read.") from None
     _check_identifiers(source)
     _check_size(tree)
@@ -176,7 +183,7 @@ def _check_class_header(cls: ast.ClassDef) -> None:
     if cls.decorator_list:
         raise Refused("no decorators on the class.", cls.lineno)
     if cls.name.startswith("_"):
-        raise Refused("names may not start with _.", cls.lineno)
+        raise Refused("names starting with _ are not allowed.", cls.lineno)
     base = ast.unparse(cls.bases[0]) if len(cls.bases) == 1 else ""
     if base not in ("torch.autograd.Function", "Function") or cls.keywords:
         raise Refused("the class must be `class MyFunction(torch.autograd.Function):`.", cls.lineno)
@@ -201,7 +208,7 @@ def _check_method(fn: ast.FunctionDef, n_params: int) -> None:
     if not body:
         raise Refused(f"`{fn.name}` has no code: fill in its body.", fn.lineno)
     if any(p.startswith("_") for p in params):
-        raise Refused("names may not start with _.", fn.lineno)
+        raise Refused("names starting with _ are not allowed.", fn.lineno)
     assigned = {node.id for node in ast.walk(fn) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
     _Checker(params, assigned).check_body(body)
 
@@ -251,7 +258,7 @@ class _Checker:
 
     def name(self, node: ast.Name) -> None:
         if node.id.startswith("_"):
-            raise Refused(f"names may not start with _ (`{node.id}`).", node.lineno)
+            raise Refused(f"names starting with _ are not allowed (`{node.id}`).", node.lineno)
         if node.id == "torch":
             raise Refused("use `torch` only before a dot, as in `torch.exp(x)`.", node.lineno)
         if node.id not in self.names:
@@ -301,6 +308,10 @@ class _Checker:
         attr, owner = node.attr, node.value
         if attr.startswith("_"):
             raise Refused(f"attributes starting with _ are not allowed (`{attr}`).", node.lineno)
+        dotted = ast.unparse(node)
+        if dotted.startswith("torch.") and not isinstance(owner, ast.Name):  # torch.hub.load, torch.ops.aten...
+            raise Refused(f"`{dotted[:60]}` is not one of the functions this lesson allows: "
+                          f"{', '.join(sorted(TORCH_FUNCTIONS))}.", node.lineno)
         if isinstance(owner, ast.Name) and owner.id == "torch":
             if attr not in TORCH_FUNCTIONS or not called:
                 raise Refused(f"`torch.{attr}` is not one of the functions this lesson allows: "

@@ -1,0 +1,316 @@
+"""The validator of lesson 6: hostile submissions are refused with a clear message before anything runs;
+legitimate solutions pass, judged against PyTorch's own ops."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+import torch
+
+from autodiff_core import student
+from autodiff_core.challenges import CHALLENGES
+from autodiff_core.judge import check, judge
+from autodiff_core.student import Refused, load, validate
+
+TEMPLATE = '''class MyReLU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+{body}
+        return input.clamp(min=0)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (input,) = ctx.saved_tensors
+        return grad_output * (input > 0)
+'''
+
+
+def inside(body: str) -> str:
+    """A working ReLU with ``body`` pasted into forward (line 5 onwards)."""
+    return TEMPLATE.format(body=textwrap.indent(textwrap.dedent(body).strip("\n"), " " * 8))
+
+
+RELU = inside("pass")
+DEEP_IFS = "\n".join("    " * i + "if input:" for i in range(30)) + "\n" + "    " * 30 + "pass"
+
+HOSTILE_BODIES = {
+    # dunder walks and private attributes
+    "dunder walk": "x = ().__class__.__bases__[0].__subclasses__()",
+    "class of a tensor": "x = input.__class__",
+    "mro": "x = input.__class__.__mro__",
+    "ctx dict": "x = ctx.__dict__",
+    "reduce_ex": "x = input.__reduce_ex__(2)",
+    "attribute of a torch function": "x = torch.where.__self__",
+    "saved tensor's class": "x = ctx.saved_tensors[0].__class__",
+    "builtins name": "x = __builtins__",
+    "module name": "x = __name__",
+    "private torch": "x = torch._C",
+    # imports and the builtins that reach the system
+    "__import__": "x = __import__('os')",
+    "import os": "import os",
+    "from import": "from os import system",
+    "os": "x = os.system('ls')",
+    "sys": "x = sys.modules",
+    "open": "x = open('/etc/passwd')",
+    "getattr": "x = getattr(input, 'data')",
+    "globals": "x = globals()",
+    "eval": "x = eval('1')",
+    "exec": "x = exec('1')",
+    "compile": "x = compile('1', 'f', 'exec')",
+    "vars": "x = vars()",
+    "dir": "x = dir()",
+    "print": "x = print(input)",
+    "type": "x = type(input)",
+    "conditional import": "x = input if input else __import__('os')",
+    # chains through torch
+    "torch.load": "x = torch.load('f')",
+    "torch.save": "x = torch.save(input, 'f')",
+    "torch.hub": "x = torch.hub.load('a', 'b')",
+    "torch.ops": "x = torch.ops.aten.relu(input)",
+    "torch.utils": "x = torch.utils.data",
+    "torch.from_numpy": "x = torch.from_numpy(input)",
+    "torch.autograd.grad": "x = torch.autograd.grad(input, input)",
+    "torch.nn.functional": "x = torch.nn.functional.relu(input)",
+    "torch.zeros": "x = torch.zeros(1000000)",
+    "torch alias": "t = torch",
+    "uncalled torch function": "x = torch.exp",
+    # tensor and ctx methods outside the allow-list
+    "data_ptr": "x = input.data_ptr()",
+    "numpy": "x = input.numpy()",
+    "storage": "x = input.untyped_storage()",
+    "tolist": "x = input.tolist()",
+    "grad_fn walk": "x = input.grad_fn.next_functions",
+    "expand": "x = input.expand(100000, 100000)",
+    "repeat": "x = input.repeat(100000)",
+    "resize_": "x = torch.zeros_like(input).resize_(1000000)",
+    "uncalled method": "x = input.sum",
+    "ctx attribute store": "ctx.saved = input",
+    "ctx.saved_variables": "x = ctx.saved_variables",
+    "ctx.mark_dirty": "ctx.mark_dirty(input)",
+    # recursion: the Function and its methods cannot be named
+    "recursion through apply": "x = MyReLU.apply(input)",
+    "recursion through forward": "x = forward(ctx, input)",
+    # huge numbers
+    "10**10**10": "x = 10 ** 10 ** 10",
+    "9**99999": "x = 9 ** 99999",
+    "huge exponent on a tensor": "x = input ** 1000000",
+    "huge integer": "x = 99999999999999999999999",
+    "infinite float": "x = 1e400",
+    "complex": "x = 1j",
+    # statements and syntax that do not belong
+    "global": "global torch",
+    "lambda": "x = lambda: 0",
+    "list comprehension": "x = [i for i in range(10)]",
+    "generator": "x = sum(i for i in range(10))",
+    "for loop": "for i in range(10):\n    pass",
+    "while loop": "while True:\n    pass",
+    "try": "try:\n    pass\nexcept Exception:\n    pass",
+    "with": "with open('f') as f:\n    pass",
+    "raise": "raise SystemExit",
+    "assert": "assert False",
+    "del": "del input",
+    "walrus": "x = (y := 3)",
+    "yield": "x = yield",
+    "list": "x = [input]",
+    "dict": "x = {1: 2}",
+    "slice": "x = input[::2]",
+    "tuple index": "x = input[None, 0]",
+    "starred call": "x = input.clamp(*[0])",
+    "kwargs splat": "x = input.clamp(**{'min': 0})",
+    "unknown keyword": "x = input.clamp(out=input)",
+    "bare expression": "input + 1",
+    "in": "x = 1 in input",
+    # strings and formatting tricks
+    "f-string": "x = f'{input}'",
+    "percent format": "x = '%s' % input",
+    "str.format": "x = '{0.__class__}'.format(input)",
+    "bytes": "x = b'bytes'",
+    # unicode look-alikes (Python folds them with NFKC: these would mean open, eval, __class__)
+    "fullwidth open": "x = ｏｐｅｎ('f')",
+    "fullwidth eval": "x = ｅｖａｌ('1')",
+    "fullwidth dunder": "x = input.\uff3f\uff3fclass\uff3f\uff3f",
+    "mathematical letters": "\U0001d431 = 1",
+    # deep nesting
+    "deep parentheses": "x = " + "(" * 300 + "1" + ")" * 300,
+    "deep unary": "x = " + "-" * 1000 + "1",
+    "deep ifs": DEEP_IFS,
+    "deep arithmetic": "x = " + " + ".join(["(input * (input + (input - (input * (input + 1)))))"] * 1) + "+ (" * 30
+                       + "1" + ")" * 30,
+}
+
+HOSTILE_MODULES = {
+    "very long source": RELU + "# " + "x" * 5000 + "\n",
+    "many lines": RELU + "\n" * 500,
+    "null byte": RELU.replace("pass", "x = 1\x00"),
+    "not text": None,
+    "top-level code": RELU + "print(1)\n",
+    "top-level import": "import os\n" + RELU,
+    "two classes": RELU + "\n" + RELU.replace("MyReLU", "Other"),
+    "class decorator": "@dataclass\n" + RELU,
+    "extra method decorator": RELU.replace("    @staticmethod\n    def forward", "    @staticmethod\n    @property\n"
+                                                                                    "    def forward", 1),
+    "jit decorator": RELU.replace("    @staticmethod\n    def forward", "    @torch.jit.script\n    def forward", 1),
+    "no staticmethod": RELU.replace("    @staticmethod\n    def forward", "    def forward", 1),
+    "wrong base": RELU.replace("(torch.autograd.Function)", "(object)"),
+    "metaclass": RELU.replace("(torch.autograd.Function)", "(torch.autograd.Function, metaclass=type)"),
+    "private class name": RELU.replace("MyReLU", "_Hidden"),
+    "default argument": RELU.replace("def forward(ctx, input)", "def forward(ctx, input=__import__('os'))"),
+    "annotation": RELU.replace("def forward(ctx, input)", "def forward(ctx, input: __import__('os').system('ls'))"),
+    "varargs": RELU.replace("def forward(ctx, input)", "def forward(ctx, *input)"),
+    "third method": RELU + "\n    @staticmethod\n    def setup_context(ctx, inputs, output):\n        pass\n",
+    "class attribute": RELU.replace("    @staticmethod\n    def forward", "    SLOPE = __import__('os')\n\n"
+                                                                          "    @staticmethod\n    def forward", 1),
+    "async method": RELU.replace("def backward", "async def backward"),
+    "infinite recursion": RELU.replace("return grad_output * (input > 0)", "return backward(ctx, grad_output)"),
+    "syntax error": RELU.replace("return input.clamp(min=0)", "return input.clamp(min=0"),
+    "empty": "",
+    "skeleton left as is": CHALLENGES["relu"].skeleton,
+}
+
+HOSTILE = {**{k: inside(v) for k, v in HOSTILE_BODIES.items()}, **HOSTILE_MODULES}
+
+
+def test_there_are_at_least_sixty_hostile_submissions():
+    assert len(HOSTILE) >= 60
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_submission_is_refused_before_anything_runs(name, monkeypatch):
+    ran = []
+    monkeypatch.setattr(student, "compile_function", lambda *a: ran.append("compiled"))
+    with pytest.raises(Refused) as caught:
+        validate(HOSTILE[name])
+    message = str(caught.value)
+    assert len(message) > 20 and "Traceback" not in message and "File " not in message
+    assert not ran
+
+
+@pytest.mark.parametrize("name", ["dunder walk", "open", "torch.load", "10**10**10", "lambda", "fullwidth open"])
+def test_refusal_names_the_line(name):
+    with pytest.raises(Refused) as caught:
+        validate(HOSTILE[name])
+    assert caught.value.line == 5 and str(caught.value).startswith("Line 5: ")
+
+
+def test_refused_code_never_reaches_the_sandbox():
+    class NoSandbox:
+        def run(self, *args, **kwargs):
+            raise AssertionError("a refused submission must not be run")
+
+    for name in ("dunder walk", "__import__", "infinite recursion", "very long source"):
+        verdict = check(HOSTILE[name], "relu", sandbox=NoSandbox())
+        assert not verdict.passed and verdict.headline == "Your code was not run." and verdict.reasons
+
+
+def test_messages_say_what_to_do():
+    cases = {"for loop": "no loops", "__import__": "you can call `torch.` functions",
+             "dunder walk": "starting with _ are not allowed", "module name": "starting with _ are not allowed",
+             "torch.hub": "is not one of the functions", "fullwidth open": "ASCII",
+             "no staticmethod": "@staticmethod", "skeleton left as is": "replace `...`",
+             "10**10**10": "exponent", "very long source": "limit is 4,000"}
+    for name, words in cases.items():
+        with pytest.raises(Refused) as caught:
+            validate(HOSTILE[name])
+        assert words in str(caught.value), (name, str(caught.value))
+
+
+LEGIT = {
+    **{f"reference {key}": (key, c.solution) for key, c in CHALLENGES.items()},
+    "relu with where": ("relu", inside("pass").replace("grad_output * (input > 0)",
+                                                       "grad_output * torch.where(input > 0, 1.0, 0.0)")),
+    "relu with maximum": ("relu", RELU.replace("input.clamp(min=0)", "torch.maximum(input, torch.zeros_like(input))")),
+    "relu with docstrings": ("relu", RELU.replace("class MyReLU(torch.autograd.Function):\n",
+                                                  'class MyReLU(torch.autograd.Function):\n    """ReLU."""\n\n')
+                             .replace("def backward(ctx, grad_output):\n",
+                                      'def backward(ctx, grad_output):\n        """Mask it."""\n  # comment\n')),
+    "relu base named Function": ("relu", RELU.replace("(torch.autograd.Function)", "(Function)")),
+    "sigmoid by hand": ("sigmoid", CHALLENGES["sigmoid"].solution.replace("torch.sigmoid(input)",
+                                                                          "1 / (1 + torch.exp(-input))")),
+    "tanh with a power": ("tanh", CHALLENGES["tanh"].solution.replace("1 - t * t", "1 - t ** 2")),
+    "softplus divided": ("softplus", CHALLENGES["softplus"].solution.replace(
+        "grad_output * torch.sigmoid(input)", "grad_output / (1 + torch.exp(-input))")),
+    "cube by products": ("cube", CHALLENGES["cube"].solution.replace("input ** 3", "input * input * input")
+                         .replace("grad_output * 3 * input ** 2", "3 * input.pow(2) * grad_output")),
+    "abs with where": ("abs", CHALLENGES["abs"].solution
+                       .replace("input.abs()", "torch.where(input >= 0, input, -input)")
+                       .replace("torch.sign(input)", "input.sign()")),
+    "clamp with a product of masks": ("clamp", CHALLENGES["clamp"].solution.replace(
+        "grad_input = grad_output.clone()\n        grad_input[(input < -1) | (input > 1)] = 0\n"
+        "        return grad_input",
+        "return grad_output * ((input > -1) & (input < 1))")),
+    "clamp positional": ("clamp", CHALLENGES["clamp"].solution.replace("input.clamp(min=-1, max=1)",
+                                                                       "torch.clamp(input, -1, 1)")),
+    "leaky relu in place on a clone": ("leaky_relu", CHALLENGES["leaky_relu"].solution.replace(
+        "return grad_output * torch.where(input >= 0, 1.0, 0.01)",
+        "grad_input = grad_output.clone()\n        grad_input[input < 0] *= 0.01\n        return grad_input")),
+    "silu saving both": ("silu", CHALLENGES["silu"].solution
+                         .replace("ctx.save_for_backward(input)\n        return input * torch.sigmoid(input)",
+                                  "s = torch.sigmoid(input)\n        ctx.save_for_backward(input, s)\n"
+                                  "        return input * s")
+                         .replace("(input,) = ctx.saved_tensors\n        s = torch.sigmoid(input)",
+                                  "input, s = ctx.saved_tensors")),
+    "multiply with conditional expressions": ("multiply", CHALLENGES["multiply"].solution.replace(
+        "grad_a = None\n        grad_b = None\n        if ctx.needs_input_grad[0]:\n"
+        "            grad_a = grad_output * b\n        if ctx.needs_input_grad[1]:\n"
+        "            grad_b = grad_output * a",
+        "grad_a = grad_output * b if ctx.needs_input_grad[0] else None\n"
+        "        grad_b = grad_output * a if ctx.needs_input_grad[1] else None")),
+    "multiply with else branches": ("multiply", CHALLENGES["multiply"].solution.replace(
+        "grad_a = None\n        grad_b = None\n        if ctx.needs_input_grad[0]:\n"
+        "            grad_a = grad_output * b\n",
+        "if ctx.needs_input_grad[0]:\n            grad_a = grad_output * b\n        else:\n"
+        "            grad_a = None\n"
+        "        grad_b = None\n")),
+    "exponent as a negative literal": ("sigmoid", CHALLENGES["sigmoid"].solution.replace(
+        "torch.sigmoid(input)", "(1 + torch.exp(-input)) ** -1")),
+}
+
+
+def test_there_are_at_least_twenty_legitimate_solutions():
+    sources = [source for _, source in LEGIT.values()]
+    assert len(LEGIT) >= 20 and len(set(sources)) == len(sources)  # every variant really differs
+
+
+@pytest.mark.parametrize("name", list(LEGIT))
+def test_legitimate_solution_passes(name):
+    key, source = LEGIT[name]
+    verdict = judge(source, key)
+    assert verdict.passed, (verdict.headline, verdict.reasons, verdict.notes)
+
+
+def test_a_compiled_function_matches_pytorch_in_float32_too():
+    fn = load(CHALLENGES["silu"].solution)
+    x = torch.randn(64, 5, requires_grad=True)
+    y = torch.randn(64, 5)
+    (fn.apply(x) * y).sum().backward()
+    ours = x.grad.clone()
+    x.grad = None
+    (torch.nn.functional.silu(x) * y).sum().backward()
+    torch.testing.assert_close(ours, x.grad)
+
+
+def test_compiled_code_sees_no_builtins_and_a_torch_with_only_the_allowed_functions():
+    fn = load(RELU)
+    globals_ = fn.forward.__globals__
+    assert globals_["__builtins__"] == {}
+    assert set(vars(globals_["torch"])) == set(student.TORCH_FUNCTIONS)
+
+
+@pytest.mark.timeout(60)
+def test_integer_arithmetic_cannot_grow_without_bound():
+    """Squaring an int 40 times would build a number of 2**40 bits and never finish. Number literals are
+    compiled as floats and every arithmetic operand passes through float(), so it ends at inf at once."""
+    body = "x = ctx.needs_input_grad[0] + ctx.needs_input_grad[0] + 1000000\n" + "x = x * x\n" * 40
+    verdict = judge(inside(body), "relu")
+    assert verdict.passed, verdict.reasons
+
+
+def test_an_error_in_student_code_gives_its_line_not_our_stack():
+    source = RELU.replace("return grad_output * (input > 0)", "y = grad_output.clamp(min=input)\n"
+                          "        return torch.where(input > 0, y)")
+    verdict = judge(source, "relu")
+    assert not verdict.passed and verdict.error_line is not None
+    assert verdict.reasons[0].startswith(f"Line {verdict.error_line}: ")
+    assert "Traceback" not in verdict.reasons[0] and "autodiff_core" not in verdict.reasons[0]
