@@ -20,16 +20,28 @@ def _labels(n: int) -> torch.Tensor:
 
 
 def gaussian_clusters(n: int, noise: float, generator: torch.Generator, *, mean: float = 1.7,
-                      bias: float = 1.0) -> tuple[torch.Tensor, torch.Tensor]:
+                      bias: float = 1.0, base_spread: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
     """The tutorial's two clusters: class 0 around (mean + bias), class 1 around (-mean + bias).
 
-    ``noise`` is each cluster's standard deviation (the tutorial uses 1). With ``torch.manual_seed(10)``
-    semantics (a generator seeded 10) it draws exactly the tutorial's points.
+    Each cluster's standard deviation is ``hypot(base_spread, noise)``: a cluster of its own width
+    ``base_spread`` with Gaussian noise of ``noise`` added on top. The tutorial's call is
+    ``base_spread=0, noise=1``; with a generator seeded 10 it draws exactly the tutorial's points.
     """
+    std = math.hypot(base_spread, noise)  # exactly |noise| when base_spread is 0
     ones = torch.ones(n, 2)  # (n, 2)
-    x0 = torch.normal(mean * ones, noise, generator=generator) + bias  # class 0
-    x1 = torch.normal(-mean * ones, noise, generator=generator) + bias  # class 1
+    x0 = torch.normal(mean * ones, std, generator=generator) + bias  # class 0
+    x1 = torch.normal(-mean * ones, std, generator=generator) + bias  # class 1
     return torch.cat([x0, x1]), _labels(n)
+
+
+CLUSTER_SPREAD = 0.5  # the playground's clusters: their own width, so noise 0 still shows a cloud
+
+
+def clusters(n: int, noise: float, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """The playground's Gaussian clusters: like every other dataset, a shape (clusters of width
+    ``CLUSTER_SPREAD``) plus ``noise``. At noise 0 the points still spread; they do not collapse to
+    one point per class."""
+    return gaussian_clusters(n, noise, generator, base_spread=CLUSTER_SPREAD)
 
 
 def xor(n: int, noise: float, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
@@ -69,7 +81,7 @@ def spirals(n: int, noise: float, generator: torch.Generator) -> tuple[torch.Ten
 
 
 DATASETS: dict[str, Dataset] = {
-    "Gaussian clusters": gaussian_clusters,
+    "Gaussian clusters": clusters,
     "XOR": xor,
     "Circles": circles,
     "Two moons": moons,

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from .compare import ReluStep, SGDStep
-from .figures import CLASS_COLORS, FONT, boundary_line, data_ranges
+from .figures import boundary_line, data_ranges
 from .gradcheck import GradcheckReport
 from .logistic import LogisticSnapshot
+from .theme import CLASS_COLORS, style
 
 
 def _subplots(cols: int, titles: Sequence[str], **kw):
@@ -18,10 +19,15 @@ def _subplots(cols: int, titles: Sequence[str], **kw):
     return make_subplots(rows=1, cols=cols, subplot_titles=list(titles), **kw)
 
 
-def _finish(fig, height: int = 400):
-    fig.update_layout(template="plotly_white", font=FONT, height=height, margin={"l": 50, "r": 20, "t": 60, "b": 50},
-                      legend={"orientation": "h", "y": -0.18})
-    return fig
+def _finish(fig, height: int = 400, *, x_titles: Sequence[str] = (), y_titles: Sequence[str] = ()):
+    """The house look, a title on every axis, and the legend under the plots (below the axis titles)."""
+    for col, text in enumerate(x_titles, 1):
+        fig.update_xaxes(title_text=text, row=1, col=col)
+    for col, text in enumerate(y_titles, 1):
+        if text:
+            fig.update_yaxes(title_text=text, row=1, col=col)
+    return style(fig, height=height, margin={"l": 70, "r": 20, "t": 60, "b": 80},
+                 legend={"orientation": "h", "y": -0.3, "yanchor": "top", "font": {"size": 16}})
 
 
 def jacobian_figure(report: GradcheckReport):
@@ -43,7 +49,7 @@ def jacobian_figure(report: GradcheckReport):
                                      marker={"symbol": "x", "size": 14, "color": "black"}, name="mismatch",
                                      showlegend=col == 1), 1, col)
     fig.update_yaxes(autorange="reversed")
-    return _finish(fig, 380 + 12 * n)
+    return _finish(fig, 400 + 12 * n, x_titles=["input x[j]", "input x[j]"], y_titles=["output i", ""])
 
 
 def zero_grad_figure(with_zero: list[LogisticSnapshot], without: list[LogisticSnapshot], x: np.ndarray,
@@ -65,7 +71,7 @@ def zero_grad_figure(with_zero: list[LogisticSnapshot], without: list[LogisticSn
                                  mode="lines", line={"color": color, "width": 3}, showlegend=False), 1, 3)
     fig.update_xaxes(range=xr, row=1, col=1)
     fig.update_yaxes(range=yr, row=1, col=1)
-    return _finish(fig)
+    return _finish(fig, 440, x_titles=["x₀", "iteration", "iteration"], y_titles=["x₁", "BCE loss", ""])
 
 
 def sgd_figure(steps: list[SGDStep]):
@@ -79,9 +85,10 @@ def sgd_figure(steps: list[SGDStep]):
                                  line={"color": color, "width": 3}), 1, 1)
         fig.add_trace(go.Scatter(x=it[::5], y=[s.optim[k] for s in steps][::5], mode="markers",
                                  name=f"{name} optim.SGD", marker={"color": color, "size": 7}), 1, 1)
-        fig.add_trace(go.Scatter(x=it, y=[s.manual_buffer[k] for s in steps], mode="lines", showlegend=False,
-                                 line={"color": color, "width": 3}), 1, 2)
-    return _finish(fig, 420)
+        fig.add_trace(go.Scatter(x=it, y=[s.manual_buffer[k] for s in steps], mode="lines",
+                                 name=f"{name}'s momentum buffer", line={"color": color, "width": 3, "dash": "dot"}),
+                      1, 2)
+    return _finish(fig, 480, x_titles=["iteration", "iteration"], y_titles=["weight value", "buffer value"])
 
 
 def relu_compare_figure(steps: list[ReluStep]):
@@ -101,4 +108,4 @@ def relu_compare_figure(steps: list[ReluStep]):
         fig.add_trace(go.Scatter(x=[s.step for s in zeros], y=[s.max_grad_diff for s in zeros], mode="markers",
                                  name="a pre-activation exactly 0", marker={"size": 12, "symbol": "star"}), 1, 2)
     fig.update_yaxes(type="log", row=1, col=1)
-    return _finish(fig, 420)
+    return _finish(fig, 440, x_titles=["step", "step"], y_titles=["loss", "|grad difference|"])

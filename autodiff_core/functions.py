@@ -90,9 +90,14 @@ class MyLeakyReLU(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        """The slope is 1 for positive inputs and 0.01 for negative ones; multiply it in."""
+        """The slope is 1 for positive inputs and 0.01 for negative ones; multiply it in.
+
+        The slope is built in grad_output's dtype: a float32 constant would turn 0.01 into
+        0.009999999776 in a float64 run.
+        """
         (input,) = ctx.saved_tensors
-        return grad_output * torch.where(input >= 0, 1.0, MyLeakyReLU.SLOPE).to(grad_output.dtype)
+        slope = torch.full_like(grad_output, MyLeakyReLU.SLOPE)  # 0.01 in grad_output's dtype
+        return torch.where(input >= 0, grad_output, grad_output * slope)
 
 
 class MySigmoid(Function):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .functions import FUNCTIONS, FunctionSpec
+from .functions import FUNCTIONS, FunctionSpec, ReLUMaskFromGradOutput, ReLUNoChainRule
 
 MAX_POINTS = 64
 
@@ -33,6 +33,7 @@ class GradcheckReport:
     near_kink: tuple[int, ...]  # inputs closer than eps to a point where the function has no slope
     dtype: str
     message: str
+    missed: str = ""  # when a known-broken backward passed: why gradcheck could not see the bug here
 
 
 def sample_input(spec: FunctionSpec, n: int = 8, seed: int = 0, *, keep_off_kinks: bool = True,
@@ -105,7 +106,25 @@ def gradcheck_report(name: str, x: torch.Tensor | None = None, *, eps: float = 1
         worst=(int(worst[0]), int(worst[1])), input=x.double().numpy(), analytical=analytical,
         numerical=numerical, mismatch=mismatch, near_kink=near, dtype=str(x.dtype).replace("torch.", ""),
         message=_explain(spec, passed, error, worst, near, x.dtype),
+        missed=_missed(spec, x) if passed and not spec.correct else "",
     )
+
+
+# Why gradcheck can pass a broken backward: it feeds one-hot grad_outputs (one 1, zeros elsewhere) at the
+# points given, so a bug that needs a negative grad_output, or another point, never shows.
+_BLIND_SPOTS = {
+    ReLUMaskFromGradOutput: "gradcheck's grad_outputs are one-hot (a single 1, zeros elsewhere), never negative, so "
+                            "a mask taken from grad_output < 0 never zeroes anything; and with every input "
+                            "positive, ReLU's true gradient is grad_output itself. Add a negative point and it fails.",
+    ReLUNoChainRule: "With every input negative, ReLU's true gradient is 0 whatever grad_output is, and so is "
+                     "this backward's. Add a positive point and it fails.",
+}
+
+
+def _missed(spec: FunctionSpec, x: torch.Tensor) -> str:
+    """What to say when gradcheck passes a Function we know is broken: a pass is not a proof."""
+    why = _BLIND_SPOTS.get(spec.fn, "gradcheck only compares at the points given, and none of them exposes the bug.")
+    return f"gradcheck passed, but this backward is wrong: {spec.summary} {why}"
 
 
 def _explain(spec, passed, error, worst, near, dtype) -> str:

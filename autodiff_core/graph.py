@@ -50,7 +50,11 @@ def _describe(t: torch.Tensor, name: str) -> Saved:
 
 def _saved(fn) -> tuple[Saved, ...]:
     if isinstance(fn, torch.autograd.function.BackwardCFunction):  # a custom Function: its ctx
-        return tuple(_describe(t, f"saved_tensors[{i}]") for i, t in enumerate(fn.saved_tensors))
+        try:
+            tensors = fn.saved_tensors
+        except RuntimeError:  # freed by a backward without retain_graph=True
+            return ()
+        return tuple(_describe(t, f"ctx.saved_tensors[{i}]") for i, t in enumerate(tensors))
     out = []
     for attr in sorted(a for a in dir(fn) if a.startswith("_saved_")):
         try:
@@ -87,23 +91,43 @@ def walk(loss: torch.Tensor, names: dict[int, str] | None = None) -> Graph:
     return Graph(nodes, edges)
 
 
-def to_dot(graph: Graph, title: str = "") -> str:
-    """Graphviz DOT: leaves as boxes, ops as ellipses, the custom Function's node in orange."""
-    lines = ["digraph autograd {", '  rankdir="LR"; node [fontname="Helvetica", fontsize=12];']
+NODE_STYLE = {  # kind -> Graphviz attributes; every node gets an outline (color) as well as a fill
+    "leaf": 'shape=box, style="filled,rounded", fillcolor="#dbe9f6", color="#1f4e79"',
+    "op": 'shape=ellipse, style=filled, fillcolor="#eeeeee", color="#555555"',
+    "custom": 'shape=ellipse, style=filled, fillcolor="#ff9f40", color="#7a3d00", penwidth=2',
+}
+
+
+def _node_text(n: Node) -> str:
+    if n.kind == "leaf":
+        grad = "" if n.grad_norm is None else f"\\n|grad| = {n.grad_norm:.3g}"
+        return f"{n.label}: {n.shape}{grad}"
+    saved = (f"{s.name}: {s.shape}" if s.name.startswith("ctx.") else f"saved {s.name}: {s.shape}" for s in n.saved)
+    return n.label + "".join(f"\\n{line}" for line in saved)
+
+
+def tensor_kinds(graph: Graph) -> str:
+    """The dtypes and devices of the tensors the graph holds, e.g. "float32 on cpu" (one line for all)."""
+    kinds = sorted({f"{s.dtype} on {s.device}" for n in graph.nodes for s in n.saved})
+    return ", ".join(kinds)
+
+
+def to_dot(graph: Graph, title: str = "", *, key: str = "g", fontsize: int = 14) -> str:
+    """Graphviz DOT, top to bottom in the direction the data flowed (leaves at the top, the loss at the
+    bottom): leaves as blue boxes, built-in ops as grey ellipses, the custom Function's node in orange.
+
+    ``key`` prefixes every node id: the browser animates from one graph to the next by node id, so two
+    different graphs must not share ids (a leaf box would be morphed into an op's ellipse and lose its
+    outline). Tall and narrow keeps the text large on a laptop and a phone.
+    """
+    lines = ["digraph autograd {", '  rankdir="TB"; nodesep=0.25; ranksep=0.3; bgcolor="transparent";',
+             f'  node [fontname="Helvetica", fontsize={fontsize}, margin="0.12,0.04"];',
+             '  edge [color="#555555", arrowsize=0.8];']
     if title:
-        lines.append(f'  label="{title}"; labelloc="t";')
+        lines.append(f'  label="{title}"; labelloc="t"; fontname="Helvetica"; fontsize={fontsize};')
     for n in graph.nodes:
-        if n.kind == "leaf":
-            grad = "" if n.grad_norm is None else f"\\n|grad| = {n.grad_norm:.3g}"
-            text = f"{n.label}\\nshape {n.shape}\\nrequires_grad={n.requires_grad}{grad}"
-            attrs = 'shape=box, style=filled, fillcolor="#dbe9f6"'
-        else:
-            saved = "".join(f"\\n{s.name}: {s.shape} {s.dtype} {s.device}" for s in n.saved)
-            text = f"{n.label}{saved}"
-            attrs = ('style=filled, fillcolor="#ff9f40", penwidth=2' if n.kind == "custom"
-                     else 'style=filled, fillcolor="#eeeeee"')
-        lines.append(f'  {n.id} [label="{text}", {attrs}];')
-    lines += [f"  {a} -> {b};" for a, b in graph.edges]
+        lines.append(f'  {key}{n.id} [label="{_node_text(n)}", {NODE_STYLE[n.kind]}];')
+    lines += [f"  {key}{a} -> {key}{b};" for a, b in graph.edges]
     lines.append("}")
     return "\n".join(lines)
 

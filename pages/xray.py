@@ -5,12 +5,12 @@ import inspect
 import streamlit as st
 import torch
 
-from autodiff_core import FUNCTIONS, LogisticConfig, TwoLayerConfig, gradcheck_report
+from autodiff_core import FUNCTIONS, LogisticConfig, TwoLayerConfig, gradcheck_report, resolve_dtype
 from autodiff_core.compare import custom_vs_builtin, manual_vs_optim_sgd, zero_grad_comparison
 from autodiff_core.figures_xray import jacobian_figure, relu_compare_figure, sgd_figure, zero_grad_figure
 from autodiff_core.functions import MyReLU, MyReLUModern
-from autodiff_core.graph import logistic_graph, to_dot, two_layer_graph
-from autodiff_core.inspector import trace_function
+from autodiff_core.graph import logistic_graph, tensor_kinds, to_dot, two_layer_graph
+from autodiff_core.inspector import inspector_table, trace_function
 from autodiff_core.logistic import logistic_data
 from studio import presenter
 from studio.charts import plot
@@ -49,9 +49,6 @@ def cached_relu(config):
 tabs = st.tabs(["Graph", "ctx inspector", "Gradcheck lab", "zero_grad()", "Manual SGD", "Custom vs built-in"])
 
 with tabs[0]:
-    st.caption("The backward graph of one real step, walked from `loss.grad_fn`. Boxes are leaves (with their "
-               "gradient norm after backward), grey ovals are built-in ops with what they saved, and the orange "
-               "node is our Function's: its node *is* the `ctx` that forward filled.")
     c1, c2 = st.columns([2, 1])
     net = c1.radio("Network", ["Two-layer net", "Logistic regression"], key="xr_net", horizontal=True)
     backward = c2.toggle("Run backward", key="xr_backward")
@@ -60,21 +57,33 @@ with tabs[0]:
                                                dtype=settings.dtype), backward=backward)
     else:
         graph = logistic_graph(LogisticConfig(device=settings.device, dtype=settings.dtype), backward=backward)
-    st.graphviz_chart(to_dot(graph), width="stretch")
+    custom = [n.label for n in graph.nodes if n.kind == "custom"]
+    st.caption(
+        "The graph autograd recorded during one forward pass of the lesson's first step. Arrows follow the data, "
+        "from the leaves at the top to the loss at the bottom; `loss.backward()` walks them the other way, "
+        "starting at `loss.grad_fn`. Blue boxes are the leaves (the weights" + (", with their gradient norm "
+        "after backward" if backward else "") + "), grey ovals are built-in ops with the tensors they saved "
+        f"for backward ({tensor_kinds(graph)}). " + (f"The orange oval is our Function's node, {custom[0]}: "
+                                                   "it *is* the `ctx` that forward filled." if custom else
+                                                   "This network uses only built-in ops, so no node is ours."))
+    st.graphviz_chart(to_dot(graph, key="tl" if net == "Two-layer net" else "lr"))
 
 with tabs[1]:
-    st.caption("One forward and backward of MyReLU, step by step; the classic form and the modern form agree.")
-    x = torch.tensor([-1.0, 0.5, 2.0, -0.25])
-    g = torch.tensor([0.1, 0.2, 0.3, 0.4])
-    rows = {}
+    dtype = resolve_dtype(settings.dtype)
+    st.caption(f"One forward and backward of MyReLU in {settings.dtype} (the sidebar's dtype), step by step; "
+               "the classic form and the modern form agree.")
+    x = torch.tensor([-1.0, 0.5, 2.0, -0.25], dtype=dtype)
+    g = torch.tensor([0.1, 0.2, 0.3, 0.4], dtype=dtype)
     forms = (("classic forward(ctx, input)", "ReLU"), ("modern forward + setup_context", "ReLU (modern form)"))
-    for label, name in forms:
-        t = trace_function(name, x, g)
-        rows[label] = {"ctx.saved_tensors": str(t.saved[0].values), "ctx.needs_input_grad": str(t.needs_input_grad),
-                       "grad_output in": str(t.grad_output), "grad_input out": str(t.grad_input)}
-    st.dataframe(rows, width="stretch")
-    a, b = (trace_function(n, x, g).grad_input for n in ("ReLU", "ReLU (modern form)"))
-    st.success("Both forms return the same grad_input.") if a == b else st.error("The two forms disagree.")
+    traces = {label: trace_function(name, x, g) for label, name in forms}
+    for label, t in traces.items():
+        st.markdown(f"**{label}**")
+        st.dataframe(inspector_table(t), hide_index=True, width="stretch")
+    a, b = (t.grad_input for t in traces.values())
+    if a == b:
+        st.success("Both forms return the same grad_input.")
+    else:
+        st.error("The two forms disagree.")
     st.markdown("`@once_differentiable` marks a backward that is not itself differentiable (no double backward); "
                 "`ctx.mark_non_differentiable(out)` says an output, such as an index or a mask, gets no gradient.")
     c1, c2 = st.columns(2)
@@ -94,8 +103,12 @@ with tabs[2]:
     else:
         report = gradcheck_report(name, torch.tensor(points, dtype=torch.float64 if use64 else torch.float32),
                                   gradgrad=True)
-        verdict = "passed" if report.passed else "failed"
-        (st.success if report.passed else st.error)(f"gradcheck {verdict}. {report.message}")
+        if report.missed:
+            st.warning(report.missed)
+        elif report.passed:
+            st.success(f"gradcheck passed. {report.message}")
+        else:
+            st.error(f"gradcheck failed. {report.message}")
         st.caption(f"gradgradcheck (double backward): {'passed' if report.gradgrad_passed else 'failed'}.")
         plot(jacobian_figure(report), key="xr_jacobians")
 
@@ -116,8 +129,10 @@ with tabs[4]:
                "`torch.optim.SGD`: the steps are identical.")
     steps = cached_sgd(LogisticConfig(device=settings.device, dtype=settings.dtype))
     same = all(s.manual == s.optim and s.manual_buffer == s.optim_buffer for s in steps)
-    (st.success if same else st.warning)(f"{len(steps)} steps: weights and momentum buffers "
-                                         f"{'identical, bit for bit' if same else 'differ'}.")
+    if same:
+        st.success(f"{len(steps)} steps: weights and momentum buffers identical, bit for bit.")
+    else:
+        st.warning(f"{len(steps)} steps: the weights or momentum buffers differ.")
     plot(sgd_figure(steps), key="xr_sgd")
     st.code(inspect.getsource(manual_vs_optim_sgd), language="python")
 

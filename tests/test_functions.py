@@ -113,3 +113,29 @@ def test_bad_names_and_sizes_raise_clear_errors():
         gradcheck_report("nope")
     with pytest.raises(ValueError, match="1 to 64 points"):
         gradcheck_report("ReLU", torch.zeros(65, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_leaky_relu_backward_is_exactly_torchs_in_each_dtype(dtype):
+    """The slope 0.01 is built in grad_output's dtype: in float64 it is 0.01, not float32's 0.009999999776."""
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(40, generator=g, dtype=dtype)
+    x = torch.where(x.abs() < 0.05, torch.full_like(x, 0.5), x)  # off the kink, where the two conventions differ
+    grad_output = torch.randn(40, generator=g, dtype=dtype)
+    a, b = x.clone().requires_grad_(), x.clone().requires_grad_()
+    FUNCTIONS["LeakyReLU"].apply(a).backward(grad_output)
+    torch.nn.functional.leaky_relu(b, 0.01).backward(grad_output)
+    assert a.grad.dtype == dtype and torch.equal(a.grad, b.grad)
+
+
+def test_gradcheck_passing_a_broken_backward_says_why():
+    """gradcheck's grad_outputs are one-hot, never negative: a mask taken from grad_output never fires, and
+    with every input positive the broken backward passes. The report says it is still wrong."""
+    x = torch.tensor([0.5, 1.0, 2.0], dtype=torch.float64)
+    assert torch.autograd.gradcheck(FUNCTIONS["BROKEN ReLU: mask from grad_output"].apply,
+                                    (x.clone().requires_grad_(),))
+    report = gradcheck_report("BROKEN ReLU: mask from grad_output", x)
+    assert report.passed and "this backward is wrong" in report.missed and "one-hot" in report.missed
+    assert not gradcheck_report("BROKEN ReLU: mask from grad_output", torch.tensor([-1.0, 1.0],
+                                                                                   dtype=torch.float64)).passed
+    assert gradcheck_report("ReLU", x).missed == ""  # a correct Function passing is just a pass

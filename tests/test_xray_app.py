@@ -13,7 +13,7 @@ def test_graph_shows_the_custom_node_and_leaf_gradients(app):
     at = open_xray(app)
     dot = at.get("graphviz_chart")[0].proto.spec
     assert "MyReLUBackward" in dot and "#ff9f40" in dot  # highlighted
-    assert "|grad| =" in dot and "saved_tensors[0]: (8, 4) float32 cpu" in dot
+    assert "|grad| =" in dot and "ctx.saved_tensors[0]: (8, 4)" in dot
     at.toggle(key="xr_backward").set_value(False).run()
     assert "|grad| =" not in at.get("graphviz_chart")[0].proto.spec
     at.radio(key="xr_net").set_value("Logistic regression").run()
@@ -56,3 +56,58 @@ def test_comparisons_render_their_findings(app):
     assert any("exactly 0.0 at step 34" in i.value for i in at.info)
     ids = {c.proto.id.split("-")[-1] for c in at.get("plotly_chart")}
     assert {"xr_zero_grad", "xr_sgd", "xr_relu"} <= ids
+
+
+def figure(at, key):
+    [el] = [c for c in at.get("plotly_chart") if key in c.proto.id]
+    return json.loads(el.proto.spec)
+
+
+def test_graph_caption_matches_the_picture(app):
+    """Arrows follow the data (leaves at the top, loss at the bottom); the orange node is mentioned only
+    when one is drawn; every node has an outline."""
+    at = open_xray(app)
+    for net, orange in (("Two-layer net", True), ("Logistic regression", False)):
+        at.radio(key="xr_net").set_value(net).run()
+        caption = at.tabs[0].caption[0].value
+        dot = at.get("graphviz_chart")[0].proto.spec
+        assert "Arrows follow the data" in caption and 'rankdir="TB"' in dot
+        assert ("orange" in caption) == orange == ("#ff9f40" in dot)
+        assert all("color=" in line for line in dot.splitlines() if "[label=" in line)
+
+
+def test_ctx_inspector_follows_the_sidebar_dtype_and_prints_readable_numbers(app):
+    for dtype in ("float32", "float64"):
+        app.sidebar.radio(key="dtype").set_value(dtype).run()
+        at = open_xray(app)
+        tab = at.tabs[1]
+        assert dtype in tab.caption[0].value
+        tables = [d.value for d in tab.dataframe]
+        assert len(tables) == 2
+        for table in tables:
+            cells = [str(v) for col in table.columns for v in table[col]]
+            assert "0.1" in cells and not [c for c in cells if "0000000" in c], cells
+            assert len(table.columns) <= 5  # the step, then one column per element: fits 1280 px
+
+
+def test_gradcheck_lab_says_when_gradcheck_misses_a_bug(app):
+    at = open_xray(app)
+    at.selectbox(key="xr_fn").select("BROKEN ReLU: mask from grad_output").run()
+    at.text_input(key="xr_points").input("0.5, 1, 2").run()
+    assert any("this backward is wrong" in w.value and "one-hot" in w.value for w in at.warning)
+    assert not any("gradcheck passed" in s.value for s in at.success)
+    at.text_input(key="xr_points").input("-0.5, 1, 2").run()
+    assert any("gradcheck failed" in e.value for e in at.error)
+
+
+def test_comparison_charts_title_every_axis_and_name_the_buffers(app):
+    at = open_xray(app)
+    for key in ("xr_zero_grad", "xr_sgd", "xr_relu", "xr_jacobians"):
+        layout = figure(at, key)["layout"]
+        xaxes = [k for k in layout if k.startswith("xaxis")]
+        assert xaxes and all(layout[k]["title"]["text"] for k in xaxes), key
+        assert layout["font"]["size"] == 16
+    titles = {figure(at, k)["layout"]["xaxis2"]["title"]["text"] for k in ("xr_zero_grad", "xr_sgd")}
+    assert titles == {"iteration"} and figure(at, "xr_relu")["layout"]["xaxis"]["title"]["text"] == "step"
+    buffers = [t for t in figure(at, "xr_sgd")["data"] if "momentum buffer" in (t.get("name") or "")]
+    assert len(buffers) == 3 and all(t.get("showlegend") is not False for t in buffers)

@@ -92,3 +92,34 @@ def test_custom_and_builtin_relu_are_identical_in_float64():
     steps = custom_vs_builtin(TwoLayerConfig(steps=100, dtype="float64"))
     assert all(s.max_grad_diff == 0 and s.exact_zeros == 0 for s in steps)
     assert all(s.loss_custom == s.loss_builtin for s in steps)
+
+
+def test_walk_after_a_backward_that_freed_the_graph():
+    """A backward without retain_graph frees every saved tensor, a custom Function's ctx included: the
+    walk still draws the graph, with nothing listed as saved."""
+    from autodiff_core.functions import MyReLU
+
+    x = torch.randn(4, 3)
+    w = torch.randn(3, 2, requires_grad=True)
+    loss = MyReLU.apply(x.mm(w)).sum()
+    loss.backward()
+    graph = walk(loss, {id(w): "w"})
+    [custom] = [n for n in graph.nodes if n.kind == "custom"]
+    assert custom.label == "MyReLUBackward" and custom.saved == ()
+    assert {n.label for n in graph.nodes} == {"SumBackward0", "MyReLUBackward", "MmBackward0", "w"}
+
+
+def test_dot_outlines_every_node_and_keys_its_ids():
+    """Every node has an outline colour; two graphs drawn with different keys share no node id (the
+    browser morphs nodes that share an id, which cost the logistic graph's boxes their outlines)."""
+    import re
+
+    dots = [to_dot(two_layer_graph(SMALL), key="tl"), to_dot(logistic_graph(LogisticConfig()), key="lr")]
+    ids = []
+    for dot in dots:
+        nodes = [line for line in dot.splitlines() if "[label=" in line]
+        assert nodes and all(re.search(r'\bcolor="#[0-9a-f]{6}"', line) for line in nodes)
+        ids.append({line.split()[0] for line in nodes})
+    assert not ids[0] & ids[1]
+    assert 'rankdir="TB"' in dots[0] and "fontsize=14" in dots[0]
+    assert "#ff9f40" in dots[0] and "#ff9f40" not in dots[1]  # orange only where a custom Function ran

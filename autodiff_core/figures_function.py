@@ -1,0 +1,34 @@
+"""Lesson 1's figure: one Function's forward curve and one backward, beside the built-in's."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .theme import style
+
+
+def function_figure(function: str, curve_x: Sequence[float], curve_y: Sequence[float], x: Sequence[float],
+                    output: Sequence[float], grad_input: Sequence[float], reference_grad: Sequence[float],
+                    reference_name: str):
+    """Left: the function and the student's points. Right: backward's grad_input beside the built-in's.
+
+    ``function`` is the Function's class name (e.g. "MyReLU"): the legend says ``MyReLU.backward``."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+                        subplot_titles=("forward: output = f(input)", "backward: grad_input per element"))
+    fig.add_trace(go.Scatter(x=list(curve_x), y=list(curve_y), mode="lines", name=f"{reference_name}(x)",
+                             line={"color": "#7f7f7f", "width": 2}), 1, 1)
+    fig.add_trace(go.Scatter(x=list(x), y=list(output), mode="markers", name=f"{function}.forward at your x",
+                             marker={"size": 12, "color": "#1f77b4"}), 1, 1)
+    labels = [f"x[{i}]={v:g}" for i, v in enumerate(x)]
+    fig.add_trace(go.Bar(x=labels, y=list(grad_input), name=f"{function}.backward", marker_color="#1f77b4"), 1, 2)
+    fig.add_trace(go.Bar(x=labels, y=list(reference_grad), name=f"{reference_name} backward",
+                         marker_color="#ff7f0e"), 1, 2)
+    fig.update_xaxes(title_text="input x", row=1, col=1)
+    fig.update_yaxes(title_text="output f(x)", row=1, col=1)
+    fig.update_xaxes(title_text="element of the input", row=1, col=2)
+    fig.update_yaxes(title_text="grad_input = ∂loss/∂x", row=1, col=2)
+    return style(fig, barmode="group", height=460, margin={"l": 70, "r": 20, "t": 50, "b": 70},
+                 legend={"orientation": "h", "y": -0.3, "font": {"size": 16}})
