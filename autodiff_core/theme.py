@@ -80,6 +80,8 @@ def present_layout(layout: dict) -> dict:
         if key.startswith(("xaxis", "yaxis")):
             axis = layout[key] = dict(layout[key] or {})
             axis["tickfont"] = {**axis.get("tickfont", {}), "size": PRESENT_FONT}
+            if axis.get("type") == "log":  # Plotly draws the 2..9 labels between decades at 3/4 size
+                axis["dtick"] = 1
             t = axis.get("title")
             t = {"text": t} if isinstance(t, str) else dict(t or {})
             axis["title"] = {**t, "font": {**t.get("font", {}), "size": PRESENT_TITLE}}

@@ -84,6 +84,7 @@ def panel(lesson: str, run: LiveRun | None) -> None:
     """Export buttons for the finished run, the ghosts' Pin and Clear, and loading a run file."""
     from .charts import plot
 
+    remember_finished(lesson, run)
     finished = run is not None and not run.running and run.status in FINISHED and run.view()[0]
     history = _history(lesson)
     c = st.columns(5, vertical_alignment="bottom")

@@ -19,7 +19,7 @@ from .links import Setting
 KEY = "present"
 SETTING = Setting(KEY, bool, False)
 _CSS = """<style>
-[data-testid="stMainBlockContainer"] { padding-top: 0.75rem !important; padding-bottom: 1rem !important;
+[data-testid="stMainBlockContainer"] { padding-top: 2.25rem !important; padding-bottom: 1rem !important;
   padding-left: 1.5rem !important; padding-right: 1.5rem !important; max-width: 100% !important; }
 [data-testid="stHeader"] { background: transparent !important; height: 2.5rem !important; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem !important; padding: 0 0 0.25rem 0 !important; }
