@@ -1,0 +1,34 @@
+"""Tasks for tests/test_sandbox.py: hostile work that validation would never let through, run in the
+sandbox directly to show its limits hold. Imported by name in the sandbox's worker, so it stays tiny."""
+
+import time
+
+
+def allocate_10_gb():
+    import torch
+
+    return torch.ones(10 * 2**30 // 4).sum().item()  # 10 GB of float32
+
+
+def allocate_10_gb_python():
+    return len(bytearray(10 * 2**30))
+
+
+def spin_forever():
+    while True:
+        pass
+
+
+def sleep_forever():
+    while True:
+        time.sleep(1)
+
+
+def write_a_file(path):
+    with open(path, "w") as f:
+        f.write("x" * 10)
+    return "written"
+
+
+def answer(x):
+    return x * 2

@@ -1,0 +1,100 @@
+"""The sandbox's limits: memory, CPU and wall-clock time stop hostile work with a clear message, the
+server goes on serving others meanwhile, and every challenge's reference solution passes inside it."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+import sandbox_tasks as tasks
+
+from autodiff_core.challenges import CHALLENGES
+from autodiff_core.judge import check
+from autodiff_core.sandbox import Limits, Sandbox, SandboxError
+
+pytestmark = pytest.mark.timeout(180)
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    box = Sandbox(Limits(cpu_seconds=2, memory_mb=512, wall_seconds=60), max_parallel=2)
+    box.run(tasks.answer, 1)  # started and warm
+    yield box
+    box.close()
+
+
+def test_a_task_runs_and_returns_its_value(sandbox):
+    assert sandbox.run(tasks.answer, 21) == 42
+
+
+@pytest.mark.parametrize("task", [tasks.allocate_10_gb, tasks.allocate_10_gb_python])
+def test_allocating_10_gb_is_stopped_at_the_memory_limit(sandbox, task):
+    with pytest.raises(SandboxError, match="more than 512 MB of memory"):
+        sandbox.run(task)
+
+
+def test_a_loop_that_never_ends_is_killed_at_the_cpu_limit(sandbox):
+    with pytest.raises(SandboxError, match="more than 2 s of CPU time"):
+        sandbox.run(tasks.spin_forever)
+
+
+def test_waiting_forever_is_killed_at_the_wall_clock_limit(sandbox):
+    with pytest.raises(SandboxError, match="ran longer than 2 s"):
+        sandbox.run(tasks.sleep_forever, limits=Limits(wall_seconds=2))
+
+
+def test_the_worker_cannot_write_files(sandbox, tmp_path):
+    path = tmp_path / "out.txt"
+    with pytest.raises(SandboxError):
+        sandbox.run(tasks.write_a_file, str(path))
+    assert not path.exists() or path.stat().st_size == 0
+
+
+def test_other_students_are_served_while_one_submission_spins(sandbox):
+    """A spinning worker holds its own process, not the server: another check runs and finishes meanwhile."""
+    outcome = {}
+
+    def spin():
+        try:
+            sandbox.run(tasks.spin_forever)
+        except SandboxError as exc:
+            outcome["spin"] = str(exc)
+
+    spinner = threading.Thread(target=spin)
+    spinner.start()
+    verdict = check(CHALLENGES["relu"].solution, "relu", sandbox=sandbox)
+    still_spinning = spinner.is_alive()
+    spinner.join(120)
+    assert verdict.passed and still_spinning
+    assert "CPU time" in outcome["spin"]
+
+
+@pytest.mark.parametrize("key", list(CHALLENGES))
+def test_every_reference_solution_passes_in_the_sandbox(sandbox, key):
+    verdict = check(CHALLENGES[key].solution, key, sandbox=sandbox)
+    assert verdict.passed, (verdict.headline, verdict.reasons, verdict.notes)
+
+
+def test_a_stopped_check_becomes_a_verdict_with_the_reason():
+    class Stopped:
+        def run(self, *args, **kwargs):
+            raise SandboxError("Your code used more than 2 s of CPU time and was stopped.")
+
+    verdict = check(CHALLENGES["relu"].solution, "relu", sandbox=Stopped())
+    assert not verdict.passed and verdict.headline == "Your code was stopped."
+    assert verdict.reasons == ("Your code used more than 2 s of CPU time and was stopped.",)
+
+
+def test_an_error_in_student_code_comes_back_with_its_line(sandbox):
+    source = CHALLENGES["relu"].solution.replace("grad_input = grad_output.clone()",
+                                                 "grad_input = grad_output.clone()\n        y = later + 1\n"
+                                                 "        later = 2")
+    verdict = check(source, "relu", sandbox=sandbox)
+    assert verdict.error_line == 11 and verdict.reasons[0].startswith("Line 11: ")
+
+
+def test_a_dead_zygote_is_started_again(sandbox):
+    os.kill(sandbox._proc.pid, 9)
+    sandbox._proc.wait(10)
+    assert sandbox.run(tasks.answer, 2) == 4
