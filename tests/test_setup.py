@@ -3,7 +3,10 @@ and the first page does not wait for the warm-up."""
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -83,3 +86,55 @@ def test_the_first_page_does_not_wait_for_the_warm_up(new_app, monkeypatch):
         assert not boot.warm_up(), "the warm-up runs once per process"
     finally:
         release.set()
+
+
+def pins(name: str) -> dict[str, str]:
+    """{distribution (normalised): version} of the ``name==version`` lines of a requirements file."""
+    found = {}
+    for line in (ROOT / name).read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line and not line.startswith("-"):
+            dist, _, version = line.partition("==")
+            assert version, f"{name}: {line!r} is not pinned with =="
+            found[re.sub(r"[-_.]+", "-", dist).lower()] = version
+    return found
+
+
+def test_every_third_party_import_is_pinned_and_locked():
+    """A package the code imports must be pinned (starlette once was not), and the lock must agree."""
+    direct = pins("requirements.txt") | pins("requirements-dev.txt")
+    locked = pins("constraints.txt")
+    imported = set()
+    for path in ROOT.rglob("*.py"):
+        if SKIP.intersection(path.relative_to(ROOT).parts):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    local = {p.name for p in ROOT.iterdir() if p.is_dir()} | {p.stem for p in ROOT.rglob("*.py")}
+    distributions = importlib.metadata.packages_distributions()
+    for module in sorted(imported - set(sys.stdlib_module_names) - local):
+        dists = {re.sub(r"[-_.]+", "-", d).lower() for d in distributions.get(module, [module])}
+        assert dists & direct.keys(), f"'import {module}' but none of {dists} is pinned in requirements*.txt"
+    for dist, version in direct.items():
+        assert locked.get(dist) == version, f"{dist}=={version} in requirements*.txt, {locked.get(dist)} in the lock"
+
+
+def test_ci_runs_the_readme_test_command_exactly():
+    readme = (ROOT / "README.md").read_text()
+    test_section = readme[readme.index("## Test it"):]
+    command = re.search(r"```bash\n(.*?)\n```", test_section, re.S).group(1)
+    assert command.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install")
+    assert "-c constraints.txt" in command and "python -m pytest" in command
+    ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()
+    assert ci[-1] == command
+
+
+def test_the_readme_run_commands_use_the_lock():
+    readme = (ROOT / "README.md").read_text()
+    run_section = readme[readme.index("## Run it"):readme.index("## Test it")]
+    commands = re.findall(r"```bash\n(.*?)\n```", run_section, re.S)
+    assert len(commands) == 2 and all(c.endswith("-c constraints.txt && streamlit run app.py") for c in commands)
+    assert "--index-url https://download.pytorch.org/whl/cpu" in commands[1]
