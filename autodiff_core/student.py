@@ -2,8 +2,8 @@
 
 Student code never reaches ``exec`` or ``eval`` as text. ``validate`` parses it with ``ast`` and walks
 every node against an allow-list; only then does ``compile_function`` compile the *validated tree*
-(rewritten a little, see ``_Harden``) with empty builtins and a ``torch`` that holds only the allowed
-functions, and builds the Function class itself. The sandbox (``sandbox.py``) adds the run-time limits.
+(rewritten a little, see ``_Harden``) with no builtins but ``_loaded_module`` and a ``torch`` holding only
+the allowed functions, and builds the Function class itself. The sandbox (``sandbox.py``) adds the run-time limits.
 
 What a submission may contain, and nothing else:
 
@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import io
 import math
+import sys
 import tokenize
 import traceback
 from dataclasses import dataclass
@@ -390,6 +391,15 @@ def _wrap(node: ast.expr) -> ast.expr:
     return ast.copy_location(call, node)
 
 
+def _loaded_module(name, globals=None, locals=None, fromlist=(), level=0):
+    """The one builtin: PyTorch's C code imports through the *calling* frame's builtins (``PyImport_Import``
+    runs ``import torch`` while the student's forward is the frame on top). Only modules already loaded are
+    handed out; nothing new is imported, and student code cannot name this (no names starting with _)."""
+    if level == 0 and name in sys.modules:
+        return sys.modules[name] if fromlist else sys.modules[name.partition(".")[0]]
+    raise ImportError("student code imports nothing")
+
+
 SAFE_TORCH = SimpleNamespace(**{name: getattr(torch, name) for name in sorted(TORCH_FUNCTIONS)})
 
 
@@ -401,7 +411,7 @@ def compile_function(submission: Submission) -> type[torch.autograd.Function]:
                                 type_comment=None)
         methods.append(ast.copy_location(clean, fn))
     module = ast.fix_missing_locations(_Harden().visit(ast.Module(body=methods, type_ignores=[])))
-    namespace = {"__builtins__": {}, "torch": SAFE_TORCH, "_as_float": _as_float}
+    namespace = {"__builtins__": {"__import__": _loaded_module}, "torch": SAFE_TORCH, "_as_float": _as_float}
     exec(compile(module, FILENAME, "exec"), namespace)  # defines forward and backward; runs none of their code
     return type(submission.class_name, (torch.autograd.Function,), {
         "forward": staticmethod(namespace["forward"]), "backward": staticmethod(namespace["backward"]),
