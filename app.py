@@ -25,7 +25,6 @@ if __name__ == "__main__":
         st.Page("pages/xray.py", title="4 · Autograd X-ray", url_path="xray"),
         st.Page("pages/playground.py", title="5 · Classification playground", url_path="playground"),
         st.Page("pages/write_function.py", title="6 · Write your own Function", url_path="write_function"),
-        st.Page("pages/write_function.py", title="6 · Write your own Function", url_path="write_function"),
     ])
     sidebar()
     presenter_toggle()
