@@ -14,9 +14,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from .logistic import LogisticSnapshot
-from .theme import CLASS_COLORS, FONT, base_layout  # noqa: F401  (re-exported: one theme for all figures)
+from .theme import CLASS_COLORS, FONT, base_layout, style  # noqa: F401  (re-exported: one theme for all figures)
 from .two_layer import TwoLayerSnapshot
 
+LOSS_COLOR, ACCURACY_COLOR = "#ff7f0e", "#9467bd"
 WINDOW = 60  # recent states sent to the browser on each update
 MAX_FRAMES = 200  # replay animations are thinned to about this many frames
 
@@ -150,9 +151,9 @@ def _logistic_base(x: np.ndarray, y: np.ndarray) -> list[dict]:
         {"type": "scatter", "mode": "lines", "name": "decision boundary", "x": [], "y": [],
          "line": {"color": "#2ca02c", "width": 4}},
         {"type": "scatter", "mode": "lines", "name": "loss", "xaxis": "x2", "yaxis": "y2",
-         "line": {"color": "#ff7f0e", "width": 3}},
+         "line": {"color": LOSS_COLOR, "width": 3}},
         {"type": "scatter", "mode": "lines", "name": "accuracy", "xaxis": "x2", "yaxis": "y3",
-         "line": {"color": "#9467bd", "width": 3, "dash": "dot"}},
+         "line": {"color": ACCURACY_COLOR, "width": 3, "dash": "dot"}},
     ]
 
 
@@ -169,14 +170,51 @@ def logistic_live_payload(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: n
                     empty_caption="Press Train to start.")
 
 
+def replay_caption(s: LogisticSnapshot) -> str:
+    """The tutorial's caption on two lines, so it fits a phone: iteration, accuracy and loss; the weights."""
+    return (f"Iteration: {s.iteration}   accuracy: {s.accuracy:.2%}   Loss={s.loss:.4f}<br>"
+            f"w0: {s.w0:.2f}   w1: {s.w1:.2f}   b: {s.b:.2f}")
+
+
+REPLAY_HEIGHT = 900
+REPLAY_MARGIN = {"l": 70, "r": 70, "t": 150, "b": 200}
+
+
+def _replay_layout(x: np.ndarray, last_iteration: int, max_loss: float) -> dict:
+    """The points above, loss and accuracy below: one column that fits a phone and a projector alike.
+
+    The scatter keeps equal units on both axes (a square plot centred in the width), so the boundary's
+    angle is the true one. The legend sits between the title and the points; the loss and accuracy
+    curves are named by their axis titles, in their colours."""
+    xr, yr = data_ranges(x)
+    return {
+        "height": REPLAY_HEIGHT, "margin": REPLAY_MARGIN,
+        "xaxis": {"range": xr, "title": {"text": "x₀"}, "zeroline": False, "constrain": "domain"},
+        "yaxis": {"domain": [0.45, 1], "range": yr, "title": {"text": "x₁"}, "zeroline": False,
+                  "scaleanchor": "x", "scaleratio": 1, "constrain": "domain"},
+        "xaxis2": {"anchor": "y2", "range": [0, max(last_iteration, 1)], "title": {"text": "iteration"}},
+        "yaxis2": {"domain": [0, 0.25], "anchor": "x2", "range": [0, _nice_ceiling(max_loss)],
+                   "title": {"text": "BCE loss", "font": {"color": LOSS_COLOR}}},
+        "yaxis3": {"anchor": "x2", "overlaying": "y2", "side": "right", "range": [0, 1.02],
+                   "tickvals": [0, 0.5, 1], "tickformat": ".0%", "showgrid": False,
+                   "title": {"text": "accuracy", "font": {"color": ACCURACY_COLOR}}},
+        "legend": {"orientation": "h", "x": 0.5, "xanchor": "center", "y": 1.02, "yanchor": "bottom"},
+        "title": {"x": 0.5, "xanchor": "center", "y": 0.985, "yanchor": "top", "yref": "container"},
+    }
+
+
 def logistic_replay_figure(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: np.ndarray,
                            max_iterations: int):
-    """The finished run as an animation: Play/Pause and a slider, played by the browser alone."""
+    """The finished run as an animation: Play/Pause and a slider, played by the browser alone.
+
+    Every frame carries its own title, so the caption follows the slider and Play. The iteration axis
+    ends where the run ended (``max_iterations`` only when nothing was recorded)."""
     import plotly.graph_objects as go
 
     good = [s for s in snaps if not s.diverged]
-    layout = _logistic_layout(x, max_iterations, max((s.loss for s in good), default=1.0))
-    xr = layout["xaxis"]["range"]
+    last = good[-1].iteration if good else max_iterations - 1
+    layout = _replay_layout(x, last, max((s.loss for s in good), default=1.0))
+    xr = _boundary_span(layout["xaxis"]["range"])
     frames = []
     for s in thin(good):
         upto = [t for t in good if t.iteration <= s.iteration]
@@ -184,30 +222,47 @@ def logistic_replay_figure(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: 
             go.Scatter(boundary_line(s, xr)),
             go.Scatter(x=[t.iteration for t in upto], y=[t.loss for t in upto]),
             go.Scatter(x=[t.iteration for t in upto], y=[t.accuracy for t in upto]),
-        ], layout={"title": {"text": logistic_caption(s)}}))
-    fig = go.Figure(data=_logistic_base(x, y), layout=layout, frames=frames)
+        ], layout={"title": {"text": replay_caption(s)}}))
+    base = _logistic_base(x, y)
+    for trace in base[3:]:
+        trace["showlegend"] = False  # named by their coloured axis titles
+    fig = go.Figure(data=base, layout=layout, frames=frames)
     if frames:  # start on the final state; Play runs from the beginning
         for i, update in zip((2, 3, 4), frames[-1].data, strict=True):
             fig.data[i].update(x=update.x, y=update.y)
-        fig.update_layout(title={"text": frames[-1].layout.title.text, "font": {"size": 15}})
-    fig.update_layout(margin={"t": 110, "b": 150}, height=620, updatemenus=[_play_pause()],
-                      sliders=[_slider([f.name for f in frames])])
+    style(fig)
+    fig.update_layout(title_text=frames[-1].layout.title.text if frames else "",
+                      updatemenus=[_play_pause(redraw=True, x=0, y=-0.16)],
+                      sliders=[_slider([f.name for f in frames], x=0, length=1, y=-0.23, redraw=True)])
     return fig
 
 
-def _play_pause() -> dict:
-    play = {"frame": {"duration": 120, "redraw": False}, "fromcurrent": False, "transition": {"duration": 0}}
-    pause = {"frame": {"duration": 0, "redraw": False}, "mode": "immediate", "transition": {"duration": 0}}
-    return {"type": "buttons", "direction": "left", "x": 0, "y": -0.2, "xanchor": "left", "yanchor": "top",
-            "showactive": False, "buttons": [{"label": "▶ Play", "method": "animate", "args": [None, play]},
-                                             {"label": "❚❚ Pause", "method": "animate", "args": [[None], pause]}]}
+def _boundary_span(x_range: list[float]) -> list[float]:
+    """The boundary drawn well past the points, so it crosses the whole plot however wide it is."""
+    pad = 10 * (x_range[1] - x_range[0])
+    return [x_range[0] - pad, x_range[1] + pad]
 
 
-def _slider(names: list[str]) -> dict:
-    return {"active": max(len(names) - 1, 0), "x": 0.25, "len": 0.75, "y": -0.14, "yanchor": "top",
-            "currentvalue": {"prefix": "iteration "},
+def _play_pause(*, redraw: bool = False, x: float = 0, y: float = -0.2) -> dict:
+    """Play continues from the shown frame (from the start when it shows the last); Pause stops there.
+
+    Pausing interrupts Plotly's animation, whose promise then rejects with ``undefined`` and nobody can
+    catch it from here: ``studio.animation.quiet_interrupted_animations`` keeps that off the console."""
+    play = {"frame": {"duration": 120, "redraw": redraw}, "fromcurrent": True, "mode": "immediate",
+            "transition": {"duration": 0}}
+    pause = {"frame": {"duration": 0, "redraw": redraw}, "mode": "immediate", "transition": {"duration": 0}}
+    return {"type": "buttons", "direction": "left", "x": x, "y": y, "xanchor": "left", "yanchor": "top",
+            "pad": {"t": 0, "r": 10}, "showactive": False,
+            "buttons": [{"label": "▶ Play", "method": "animate", "args": [None, play]},
+                        {"label": "❚❚ Pause", "method": "animate", "args": [[None], pause]}]}
+
+
+def _slider(names: list[str], *, x: float = 0.25, length: float = 0.75, y: float = -0.14,
+            redraw: bool = False) -> dict:
+    return {"active": max(len(names) - 1, 0), "x": x, "len": length, "y": y, "yanchor": "top",
+            "pad": {"t": 10, "b": 0}, "currentvalue": {"prefix": "iteration "},
             "steps": [{"label": n, "method": "animate",
-                       "args": [[n], {"mode": "immediate", "frame": {"duration": 0, "redraw": False},
+                       "args": [[n], {"mode": "immediate", "frame": {"duration": 0, "redraw": redraw},
                                       "transition": {"duration": 0}}]} for n in names]}
 
 

@@ -1,12 +1,14 @@
 """Lesson 3: logistic regression as an nn.Module; the decision boundary moves as it learns."""
 
 import inspect
+from dataclasses import replace
 
 import streamlit as st
 
 from autodiff_core import LogisticConfig, train_logistic
 from autodiff_core.figures import logistic_live_payload, logistic_replay_figure
 from autodiff_core.logistic import logistic_data
+from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
 from studio.live_chart import live_chart
 from studio.live_view import controls, live_section, status_text
@@ -29,20 +31,28 @@ init_state({"lr_n": D.n_per_class, "lr_mean": D.mean, "lr_bias": D.bias, "lr_lr"
             "lr_stop": D.stop_accuracy, "lr_forget": False})
 
 
+def overlapping_without_zero_grad() -> None:
+    st.session_state.update(lr_mean=1.0, lr_forget=True)
+
+
 def logistic_ui() -> tuple[LogisticConfig | None, str]:
     """Read the widgets into a config, or return the reason there is none."""
     c = st.columns(4)
     c[0].number_input("Points per class", 1, 5_000, step=10, key="lr_n")
     c[1].number_input("Cluster mean (±)", -10.0, 10.0, step=0.1, key="lr_mean")
     c[2].number_input("Bias (shift of both)", -10.0, 10.0, step=0.5, key="lr_bias")
-    c[3].number_input("Learning rate", 1e-6, 1e6, format="%.4g", step=0.01, key="lr_lr")
+    c[3].number_input("Learning rate", 1e-6, 1e6, format="%.4g", step=0.005, key="lr_lr")
     c = st.columns(4)
     c[0].number_input("Momentum", 0.0, 0.999, step=0.05, key="lr_momentum")
     c[1].number_input("Max iterations", 1, 100_000, step=100, key="lr_iters")
     c[2].number_input("Draw every", 1, 1_000, step=1, key="lr_every", help="Iterations between drawn states.")
     c[3].number_input("Stop at accuracy >", 0.0, 1.0, step=0.01, key="lr_stop")
-    st.toggle("Forget `optimizer.zero_grad()` (the tutorial's bug)", key="lr_forget",
-              help="Gradients then pile up from step to step, and the weights grow many times larger.")
+    c = st.columns([3, 2], vertical_alignment="center")
+    c[0].toggle("Forget `optimizer.zero_grad()` (the tutorial's bug)", key="lr_forget",
+                help="Gradients then pile up from step to step, and the weights grow many times larger.")
+    c[1].button("Show where it hurts: overlapping clusters", key="lr_hurts", on_click=overlapping_without_zero_grad,
+                help="Cluster mean 1.0 without zero_grad(): the classes overlap, so some points are always "
+                     "wrong, and the growing weights make the model certain of them.")
     ss, run = st.session_state, current_settings()
     try:
         config = LogisticConfig(
@@ -73,8 +83,15 @@ def draw(run: LiveRun | None) -> None:
     snaps, _ = run.view() if run else ([], 0)
     running = run is not None and run.running
     if run is not None and not running and snaps and not snaps[0].diverged:
-        st.caption(status_text(run, "iteration", shown.max_iterations))
+        last = run.last
+        st.caption(f"Stuck at iteration {last.iteration:,}." if last.stuck
+                   else status_text(run, "iteration", shown.max_iterations))
+        quiet_interrupted_animations()
         plot(logistic_replay_figure(snaps, x, y, shown.max_iterations), key="logistic_replay")
+        if last.message and not last.diverged:  # stuck, or ended on a saturated sigmoid
+            st.warning(last.message)
+        if not shown.zero_grad:
+            st.info(zero_grad_sentence(shown, last))
         return
 
     def payload(run: LiveRun | None) -> dict:  # the live feed calls it too: the data are made once, here
@@ -85,6 +102,26 @@ def draw(run: LiveRun | None) -> None:
                                      max_iterations=shown.max_iterations)
 
     live_chart(payload, run, key="logistic_live", live=running)
+
+
+@st.cache_data(show_spinner="Training the same run with zero_grad()…", max_entries=8)
+def run_with_zero_grad(config: LogisticConfig):
+    """The last snapshot of the same run (same data, same start) with optimizer.zero_grad()."""
+    return list(train_logistic(replace(config, zero_grad=True)))[-1]
+
+
+def zero_grad_sentence(config: LogisticConfig, forgot) -> str:
+    """What forgetting zero_grad() did to this run, against the same run with it, in one sentence."""
+    right = run_with_zero_grad(config)
+    ratio = (abs(forgot.w0) + abs(forgot.w1)) / max(abs(right.w0) + abs(right.w1), 1e-12)
+    if forgot.loss > right.loss:
+        harm = f"and the model ends sure of its wrong answers: loss {forgot.loss:.3g} against {right.loss:.3g}."
+    else:
+        harm = ("which only looks like faster learning here; on overlapping clusters (the button above) the "
+                "model ends sure of its wrong answers.")
+    return (f"Not an improvement: `backward()` adds into `.grad`, so without `zero_grad()` the gradient used at "
+            f"iteration {forgot.iteration:,} is the sum of all {forgot.iteration + 1:,} gradients so far, the "
+            f"steps keep growing, and the weights end {ratio:.0f}× larger than with it, {harm}")
 
 
 live_section("logistic", draw)
