@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .judge import Verdict
+from .judge import CURVE_GRAD_OUTPUT, Verdict
 from .theme import style
 
 YOURS, REFERENCE, KINK = "#1f77b4", "#ff7f0e", "#7f7f7f"
@@ -31,17 +31,18 @@ def jacobians_figure(v: Verdict):
                                  marker={"symbol": "x", "size": 14, "color": "black"}), 1, col)
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(tickangle=-45)
-    return style(fig, height=460, margin={"l": 70, "r": 20, "t": 60, "b": 110},
-                 legend={"orientation": "h", "y": 1.12, "x": 1, "xanchor": "right"})
+    return style(fig, height=480, margin={"l": 70, "r": 20, "t": 90, "b": 110},
+                 legend={"orientation": "h", "y": 1.2, "x": 0, "yanchor": "bottom"})
 
 
 def curve_figure(v: Verdict, reference_name: str):
-    """Left: your forward and the reference. Right: your backward's slope (grad_output = 1) and PyTorch's."""
+    """Left: your forward and the reference. Right: both backwards fed grad_output = 2 (twice the slope)."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
     c = v.curve
-    fig = make_subplots(rows=1, cols=2, subplot_titles=["forward", "slope: backward with grad_output = 1"])
+    titles = ["forward", f"backward with grad_output = {CURVE_GRAD_OUTPUT:g}"]
+    fig = make_subplots(rows=1, cols=2, subplot_titles=titles)
     pairs = (("yours", "reference"), ("slope", "reference_slope"))
     for col, (mine, theirs) in enumerate(pairs, start=1):
         fig.add_trace(go.Scatter(x=c["x"], y=c[theirs], name=reference_name, showlegend=col == 1, mode="lines",
@@ -52,5 +53,5 @@ def curve_figure(v: Verdict, reference_name: str):
         for col in (1, 2):
             fig.add_vline(x=k.x, line={"color": KINK, "dash": "dot"}, row=1, col=col)
     fig.update_xaxes(title_text="input")
-    return style(fig, height=380, margin={"l": 50, "r": 20, "t": 60, "b": 50},
-                 legend={"orientation": "h", "y": 1.16, "x": 1, "xanchor": "right"})
+    return style(fig, height=400, margin={"l": 50, "r": 20, "t": 90, "b": 50},
+                 legend={"orientation": "h", "y": 1.2, "x": 0, "yanchor": "bottom"})

@@ -301,14 +301,17 @@ def _kinks(fn, c: Challenge) -> list[Kink]:
     return out
 
 
+CURVE_GRAD_OUTPUT = 2.0  # not 1, so a backward that forgets grad_output shows on the curve
+
+
 def _curve(fn, c: Challenge) -> dict:
-    """Forward and slope (backward with grad_output = 1) on a grid, yours and the reference's."""
+    """Forward, and backward with grad_output = 2 (twice the slope), on a grid: yours and the reference's."""
     lo, hi = c.domain
     x = torch.linspace(lo, hi, 121, dtype=torch.float64)
     with torch.no_grad():
         yours, ref = fn.apply(x), c.reference(x)
-    (slope,) = _backward(fn, [x], torch.ones_like(x))
-    (ref_slope,) = _slope(c, [x])
+    (slope,) = _backward(fn, [x], torch.full_like(x, CURVE_GRAD_OUTPUT))
+    ref_slope = CURVE_GRAD_OUTPUT * _slope(c, [x])[0]
     if not isinstance(yours, torch.Tensor) or yours.shape != x.shape or slope is None or slope.shape != x.shape:
         return {}
     return {"x": x.numpy(), "yours": yours.numpy(), "reference": ref.numpy(), "slope": slope.detach().numpy(),
