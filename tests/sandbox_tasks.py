@@ -32,3 +32,15 @@ def write_a_file(path):
 
 def answer(x):
     return x * 2
+
+
+class Payload:
+    def __reduce__(self):
+        import os
+
+        return (os.system, ("echo pwned",))
+
+
+def answer_with_code():
+    """What a worker that escaped the validator might send back: a pickle that runs a command when loaded."""
+    return Payload()

@@ -98,3 +98,11 @@ def test_a_dead_zygote_is_started_again(sandbox):
     os.kill(sandbox._proc.pid, 9)
     sandbox._proc.wait(10)
     assert sandbox.run(tasks.answer, 2) == 4
+
+
+def test_an_answer_that_would_run_code_in_the_server_is_dropped(sandbox, monkeypatch):
+    ran = []
+    monkeypatch.setattr(os, "system", lambda command: ran.append(command))
+    with pytest.raises(SandboxError, match="should not have"):
+        sandbox.run(tasks.answer_with_code)
+    assert not ran
