@@ -105,9 +105,9 @@ def two_layer_replay_figure(snaps: Sequence, steps: int):
                     layout=layout, frames=frames)
     if x:
         fig.update_layout(title={"text": f"Step {x[-1]:,}   loss {y[-1]:.4g}"})
-    slider = _slider([f.name for f in frames])
+    slider = _slider([f.name for f in frames], x=0, length=1, y=-0.23, redraw=True)  # titles need a redraw
     slider["currentvalue"]["prefix"] = "step "
-    fig.update_layout(updatemenus=[_play_pause()], sliders=[slider])
+    fig.update_layout(updatemenus=[_play_pause(redraw=True, x=0, y=-0.16)], sliders=[slider])
     return style(fig)
 
 

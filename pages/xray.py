@@ -66,7 +66,7 @@ with tabs[0]:
         f"for backward ({tensor_kinds(graph)}). " + (f"The orange oval is our Function's node, {custom[0]}: "
                                                    "it *is* the `ctx` that forward filled." if custom else
                                                    "This network uses only built-in ops, so no node is ours."))
-    st.graphviz_chart(to_dot(graph, key="tl" if net == "Two-layer net" else "lr"))
+    st.graphviz_chart(to_dot(graph, key="tl" if net == "Two-layer net" else "lr", **presenter.dot_options()))
 
 with tabs[1]:
     dtype = resolve_dtype(settings.dtype)

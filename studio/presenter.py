@@ -17,11 +17,17 @@ from autodiff_core.theme import present_layout, recolor
 from .links import Setting
 
 KEY = "present"
+PLOT_HEIGHT = 430  # a live chart that starts under the title and the controls still ends above 720 px
 SETTING = Setting(KEY, bool, False)
 _CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 2.25rem !important; padding-bottom: 1rem !important;
   padding-left: 1.5rem !important; padding-right: 1.5rem !important; max-width: 100% !important; }
 [data-testid="stHeader"] { background: transparent !important; height: 2.5rem !important; }
+[data-testid="stGraphVizChart"] svg text { font-size: 14px !important; }  /* 14 units: about 18.7 px on screen */
+.studio-live .studio-status { font-size: 1.15rem !important; }
+.studio-live .studio-caption { font-size: 1.45rem !important; }
+.studio-live .studio-metric span { font-size: 1.1rem !important; }
+.studio-live .studio-metric b { font-size: 1.7rem !important; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem !important; padding: 0 0 0.25rem 0 !important; }
 </style>"""
 
@@ -74,6 +80,12 @@ def settings_box(lesson: str) -> Iterator[None]:
         yield
 
 
+def dot_options() -> dict:
+    """Keyword arguments for ``graph.to_dot``: in the presenter view, boxes sized for the 14-unit text the
+    presenter CSS sets (Streamlit's own CSS shrinks Graphviz text to 0.6rem, under 13 px on screen)."""
+    return {"fontsize": 14} if presenting() else {}
+
+
 def figure(fig):
     """A finished figure as the view wants it: the palette always, the presenter scale when presenting."""
     from autodiff_core.theme import present_figure
@@ -95,7 +107,7 @@ def payload(build: Callable, *, extra: Callable[[dict], None] | None = None) -> 
         recolor(data)
         if scale:
             present_layout(data["layout"])
-            data["height"] = max(data.get("height", 420), 470)
+            data["height"] = PLOT_HEIGHT
         return data
 
     return wrapped
