@@ -108,6 +108,8 @@ with right:
     st.code(ch.formula, language=None)
     with st.expander("Hint"):
         st.markdown(ch.hint)
+    with st.expander("Show a solution"):
+        st.code(ch.solution, language="python")
     st.caption("Allowed: arithmetic, comparisons, `if`, masked assignment (`t[input < 0] = 0`), "
                f"`ctx.save_for_backward`, `ctx.{'`, `ctx.'.join(sorted(CTX_ATTRIBUTES))}`, "
                f"`torch.` {', '.join(sorted(TORCH_FUNCTIONS))}, and the tensor methods "
@@ -118,19 +120,24 @@ with left:
 if wanted:
     with st.spinner("Checking in the sandbox…"):
         ss.wf_verdicts[ch.key] = check(source, ch.key)
-    if ss.wf_verdicts[ch.key].passed and ch.key not in ss.wf_solved:
+    if ss.wf_verdicts[ch.key].passed:
         ss.wf_solved = [k for k in CHALLENGES if k in {*ss.wf_solved, ch.key}]
+        if ch.key in ss.get("wf_offered", {}):  # already in use: lessons 2 and 5 get the new version
+            offer(ch, source)
 verdict = ss.wf_verdicts.get(ch.key)
 if verdict is not None:
     show_verdict(ch, verdict)
 
 if verdict is not None and verdict.passed and ch.n_inputs == 1:
     st.subheader("Use it")
-    if st.button("Use my Function in lessons 2 and 5", key="wf_use"):
-        name = offer(ch, ss.wf_sources[ch.key])
+    if st.button("Use my Function in lessons 2 and 5", key="wf_use",
+                 help="Adds it to the activation choices of lessons 2 and 5, for you only."):
+        ss.setdefault("wf_offered", {})[ch.key] = offer(ch, ss.wf_sources[ch.key])
+    if name := ss.get("wf_offered", {}).get(ch.key):
         st.success(f"Added **{plain(name)}**: pick it as the activation in lesson 2 or 5 and train.")
-        st.page_link("pages/playground.py", label="Open 5 · Classification playground")
-        st.page_link("pages/two_layer.py", label="Open 2 · Two-layer net")
+        c = st.columns(2)
+        c[0].page_link("pages/two_layer.py", label="Open 2 · Two-layer net")
+        c[1].page_link("pages/playground.py", label="Open 5 · Classification playground")
 
 solved = format_solved(ss.wf_solved)
 if st.query_params.get("solved") != solved:
