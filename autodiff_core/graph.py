@@ -92,9 +92,9 @@ def walk(loss: torch.Tensor, names: dict[int, str] | None = None) -> Graph:
 
 
 NODE_STYLE = {  # kind -> Graphviz attributes; every node gets an outline (color) as well as a fill
-    "leaf": 'shape=box, style="filled,rounded", fillcolor="#dbe9f6", color="#1f4e79"',
-    "op": 'shape=ellipse, style=filled, fillcolor="#eeeeee", color="#555555"',
-    "custom": 'shape=ellipse, style=filled, fillcolor="#ff9f40", color="#7a3d00", penwidth=2',
+    "leaf": 'shape=box, style=filled, fillcolor="#dbe9f6", color="#1f4e79", penwidth=1.5',
+    "op": 'shape=box, style="filled,rounded", fillcolor="#eeeeee", color="#555555"',
+    "custom": 'shape=box, style="filled,rounded", fillcolor="#ff9f40", color="#7a3d00", penwidth=2.5',
 }
 
 
@@ -112,16 +112,19 @@ def tensor_kinds(graph: Graph) -> str:
     return ", ".join(kinds)
 
 
-def to_dot(graph: Graph, title: str = "", *, key: str = "g", fontsize: int = 14) -> str:
+FONTSIZE = 12  # points: drawn at 4/3 px per point, i.e. 16 px, the charts' size
+
+
+def to_dot(graph: Graph, title: str = "", *, key: str = "g", fontsize: int = FONTSIZE) -> str:
     """Graphviz DOT, top to bottom in the direction the data flowed (leaves at the top, the loss at the
-    bottom): leaves as blue boxes, built-in ops as grey ellipses, the custom Function's node in orange.
+    bottom): leaves as blue boxes, built-in ops as grey rounded boxes, the custom Function's node in orange.
 
     ``key`` prefixes every node id: the browser animates from one graph to the next by node id, so two
     different graphs must not share ids (a leaf box would be morphed into an op's ellipse and lose its
     outline). Tall and narrow keeps the text large on a laptop and a phone.
     """
-    lines = ["digraph autograd {", '  rankdir="TB"; nodesep=0.25; ranksep=0.3; bgcolor="transparent";',
-             f'  node [fontname="Helvetica", fontsize={fontsize}, margin="0.12,0.04"];',
+    lines = ["digraph autograd {", '  rankdir="TB"; nodesep=0.2; ranksep=0.25; bgcolor="transparent";',
+             f'  node [fontname="Helvetica", fontsize={fontsize}, margin="0.1,0.03"];',
              '  edge [color="#555555", arrowsize=0.8];']
     if title:
         lines.append(f'  label="{title}"; labelloc="t"; fontname="Helvetica"; fontsize={fontsize};')

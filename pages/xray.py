@@ -9,7 +9,7 @@ from autodiff_core import FUNCTIONS, LogisticConfig, TwoLayerConfig, gradcheck_r
 from autodiff_core.compare import custom_vs_builtin, manual_vs_optim_sgd, zero_grad_comparison
 from autodiff_core.figures_xray import jacobian_figure, relu_compare_figure, sgd_figure, zero_grad_figure
 from autodiff_core.functions import MyReLU, MyReLUModern
-from autodiff_core.graph import logistic_graph, tensor_kinds, to_dot, two_layer_graph
+from autodiff_core.graph import FONTSIZE, logistic_graph, tensor_kinds, to_dot, two_layer_graph
 from autodiff_core.inspector import inspector_table, trace_function
 from autodiff_core.logistic import logistic_data
 from studio import presenter
@@ -62,10 +62,13 @@ with tabs[0]:
         "The graph autograd recorded during one forward pass of the lesson's first step. Arrows follow the data, "
         "from the leaves at the top to the loss at the bottom; `loss.backward()` walks them the other way, "
         "starting at `loss.grad_fn`. Blue boxes are the leaves (the weights" + (", with their gradient norm "
-        "after backward" if backward else "") + "), grey ovals are built-in ops with the tensors they saved "
-        f"for backward ({tensor_kinds(graph)}). " + (f"The orange oval is our Function's node, {custom[0]}: "
+        "after backward" if backward else "") + "), grey rounded boxes are built-in ops with the tensors they "
+        f"saved for backward ({tensor_kinds(graph)}). " + (f"The orange one is our Function's node, {custom[0]}: "
                                                    "it *is* the `ctx` that forward filled." if custom else
                                                    "This network uses only built-in ops, so no node is ours."))
+    # Streamlit's stylesheet sets all Graphviz text to 0.6rem whatever the DOT says (5-6 px once the graph is
+    # scaled to fit): give it back the size Graphviz laid the boxes out for (the presenter view sets its own).
+    st.html(f'<style>[data-testid="stGraphVizChart"] svg text {{ font-size: {FONTSIZE}px; }}</style>')
     st.graphviz_chart(to_dot(graph, key="tl" if net == "Two-layer net" else "lr", **presenter.dot_options()))
 
 with tabs[1]:

@@ -121,5 +121,5 @@ def test_dot_outlines_every_node_and_keys_its_ids():
         assert nodes and all(re.search(r'\bcolor="#[0-9a-f]{6}"', line) for line in nodes)
         ids.append({line.split()[0] for line in nodes})
     assert not ids[0] & ids[1]
-    assert 'rankdir="TB"' in dots[0] and "fontsize=14" in dots[0]
+    assert 'rankdir="TB"' in dots[0] and "fontsize=12" in dots[0]
     assert "#ff9f40" in dots[0] and "#ff9f40" not in dots[1]  # orange only where a custom Function ran
