@@ -11,9 +11,10 @@ How it is built:
   already maps), ``RLIMIT_FSIZE`` 0 (no files written), no core dumps, and ``alarm()`` for wall-clock
   time (SIGALRM's default action ends the process, whatever it is doing, even inside a C call). The
   monitor waits for it and sends the server its result, or why it died.
-* **The server side** (``Sandbox.run``) passes the zygote one end of a fresh pipe with each request and
-  reads the answer from it. Waiting for it releases the GIL, so other sessions go on; at most
-  ``max_parallel`` workers run at once.
+* **The server side** (``Sandbox.run``) passes the zygote one end of a fresh pipe with each request (a
+  datagram on a Unix socket pair, the pipe's descriptor riding along) and reads the answer from it.
+  Waiting for it releases the GIL, so other sessions go on; at most ``max_parallel`` workers run at once.
+  Memory is limited where the kernel enforces ``RLIMIT_AS`` (Linux, where the class server runs).
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ class Sandbox:
         with self._lock:
             if self._proc is not None and self._proc.poll() is None:
                 return
-            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)  # one request, one datagram
             env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
             self._proc = subprocess.Popen([sys.executable, "-m", "autodiff_core.sandbox", str(theirs.fileno())],
                                           pass_fds=[theirs.fileno()], cwd=ROOT, env=env, stdin=subprocess.DEVNULL)
@@ -83,6 +84,8 @@ class Sandbox:
 
         ``fn`` must be importable by name (a module-level function): it is pickled by reference."""
         limits = limits or self.limits
+        if not hasattr(os, "fork"):
+            raise SandboxError("Checking code needs the sandbox, which runs on Linux and macOS only.")
         request = pickle.dumps((fn, args, limits))
         with self._slots:
             readable, writable = os.pipe()
@@ -164,15 +167,18 @@ def _zygote(fd: int) -> None:
     for key in ("relu", "multiply"):  # warm up: lazy imports and first-call costs, paid once
         judge(CHALLENGES[key].solution, key)
     sock = socket.socket(fileno=fd)
+    server = os.getppid()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # monitors are reaped by the kernel
     while True:
+        if not select.select([sock], [], [], 1.0)[0]:
+            if os.getppid() != server:  # the server is gone: so are we
+                return
+            continue
         try:
             request, fds, _, _ = socket.recv_fds(sock, 1 << 20, 1)
         except OSError:
             return
-        if not request:  # the server closed its end
-            return
-        if not fds:
+        if not request or not fds:
             continue
         if os.fork() == 0:
             try:

@@ -4,7 +4,11 @@ server goes on serving others meanwhile, and every challenge's reference solutio
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
+import time
+from pathlib import Path
 
 import pytest
 import sandbox_tasks as tasks
@@ -14,6 +18,7 @@ from autodiff_core.judge import check
 from autodiff_core.sandbox import Limits, Sandbox, SandboxError
 
 pytestmark = pytest.mark.timeout(180)
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -106,3 +111,26 @@ def test_an_answer_that_would_run_code_in_the_server_is_dropped(sandbox, monkeyp
     with pytest.raises(SandboxError, match="should not have"):
         sandbox.run(tasks.answer_with_code)
     assert not ran
+
+
+def test_the_zygote_leaves_with_the_server():
+    """A server that dies without closing its sandbox leaves no process behind."""
+    script = ("import os; from autodiff_core.sandbox import Sandbox; box = Sandbox(); "
+              "print(box.run(abs, -3), box._proc.pid, flush=True); os._exit(0)")
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    value, pid = out.stdout.split()
+    assert value == "3"
+    for _ in range(100):
+        if not alive(int(pid)):
+            break
+        time.sleep(0.1)
+    assert not alive(int(pid))
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting for its parent counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
