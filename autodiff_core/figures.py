@@ -36,7 +36,18 @@ def thin(items: Sequence, limit: int = MAX_FRAMES) -> list:
 
 def _payload(run_id, status, status_text, layout, base, curves, states, *, height=420, empty_caption="",
              window=WINDOW, max_behind=WINDOW // 2, surface=None):
-    """``max_behind``: pending states beyond which the browser jumps ahead instead of painting each.
+    """The live chart's payload (studio/live_chart.js). The protocol:
+
+    * ``states``: the newest ``window`` states, oldest first, each ``{"seq", "step", "traces", "caption",
+      "metrics"}`` (and ``"surface"``). ``seq`` rises with the step (it is the step), and a state with a
+      given ``seq`` never changes: the live feed encodes each once and sends it once per chart.
+    * ``curves``: ``{trace index: {"x": steps ascending, "y": ...}}``, the whole run so far. The feed sends
+      only the points after the chart's newest ``seq``, so x must be in the same units as ``seq``.
+    * ``layout`` may change as the run goes (an axis range, say), and so may the styles of the ``base``
+      traces: the feed resends both when either does. The data in ``base`` (the points) must not change
+      during a run: it is sent with the script run, and again only with a changed layout or style.
+
+    ``max_behind``: pending states beyond which the browser jumps ahead instead of painting each.
     ``surface``: colours for a state's ``surface`` (a probability grid drawn under the x/y axes)."""
     return {"run": run_id, "status": status, "status_text": status_text, "layout": layout, "base": base,
             "curves": curves, "states": states[-window:], "height": height, "pace_ms": 20,

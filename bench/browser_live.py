@@ -3,7 +3,12 @@ then three tabs training at once), time from the Train click to the first painte
 Stop click to 'Stopped' on screen, both timed inside the page; and a run at full speed in the app against
 the same run by the engine alone in this process.
 
+``--largest``: only lesson 3 at its largest sizes (5,000 points per class, Draw every 1, 100,000
+iterations at full speed): what the feed sends per poll, states painted per second, Stop click to
+'Stopped' on screen, and how long after Stop the chart area has no chart on it.
+
     python bench/browser_live.py
+    python bench/browser_live.py --largest
 """
 
 from __future__ import annotations
@@ -57,6 +62,68 @@ FIRST_FRAME_JS = """() => new Promise((resolve) => {
   };
   poll();
 })"""
+
+
+FEED_BYTES_JS = """() => performance.getEntriesByType('resource').filter(e => e.name.includes('/api/live/'))
+  .map(e => [e.transferSize, e.decodedBodySize, e.duration])"""
+
+BLANK_AFTER_STOP_JS = """() => new Promise((resolve) => {
+  // From the Stop click: when 'Stopped at iteration' shows, and how long the chart area then has no
+  // chart on it (no Plotly plot with its SVG and a size), until the finished view is drawn and idle.
+  const target = [...document.querySelectorAll('button')].find(b => b.innerText.trim() === 'Stop');
+  const t0 = performance.now();
+  let stopped = null, blank = 0, last = t0, blankSince = null, longest = 0;
+  const visible = () => [...document.querySelectorAll('.js-plotly-plot')].some((p) => {
+    const box = p.getBoundingClientRect();
+    return box.width > 0 && box.height > 0 && p.querySelector('.main-svg');
+  });
+  const tick = () => {
+    const now = performance.now();
+    if (stopped === null && document.body.innerText.includes('Stopped at iteration')) stopped = now - t0;
+    const shown = visible();
+    if (!shown) { blank += now - last; if (blankSince === null) blankSince = now; }
+    else if (blankSince !== null) { longest = Math.max(longest, now - blankSince); blankSince = null; }
+    last = now;
+    const idle = document.querySelector('[data-testid="stApp"]')?.dataset.testScriptState === 'notRunning';
+    const replay = [...document.querySelectorAll('button, text, .updatemenu-item-text')]
+      .some((b) => (b.textContent || '').includes('Play'));
+    if ((stopped !== null && idle && shown && replay && now - t0 > 300) || now - t0 > 120000) {
+      resolve({stopped, blank, longest, done: now - t0});
+    } else setTimeout(tick, 20);
+  };
+  target.click();
+  tick();
+})"""
+
+
+def largest() -> None:
+    """Lesson 3 at its largest sizes, as issue 9 item 17 saw it freeze."""
+    with streamlit_server() as url, sync_playwright() as p:
+        browser = launch(p)
+        page = open_page(browser.new_context(viewport={"width": 1300, "height": 900}), f"{url}/logistic")
+        set_number(page, "Points per class", 5000)
+        set_number(page, "Draw every", 1)
+        set_number(page, "Max iterations", 100_000)
+        set_number(page, "Stop at accuracy >", 1.0)
+        set_speed(page, "max")
+        page.get_by_role("button", name="Train").click()
+        page.wait_for_function(PAINTED_20, timeout=120_000)
+        time.sleep(1)
+        rate, _, blank = painted_rate(sample_live(page, seconds=5)[0])
+        polls = page.evaluate(FEED_BYTES_JS)
+        after = page.evaluate(BLANK_AFTER_STOP_JS)
+        browser.close()
+    sent = sorted(t for t, _, _ in polls[1:]) or [0]
+    body = sorted(b for _, b, _ in polls[1:]) or [0]
+    print(f"lesson 3, 5,000 points per class, Draw every 1, full speed: {len(polls)} feed polls in the run")
+    print(f"  per poll over the wire: median {sent[len(sent) // 2] / 1e3:.1f} KB, largest {sent[-1] / 1e3:.1f} KB; "
+          f"decoded median {body[len(body) // 2] / 1e3:.1f} KB (first poll {polls[0][1] / 1e3:.1f} KB)")
+    print(f"  painted {rate:.1f} states/s while running ({blank} blank samples)")
+    stopped = "never" if after["stopped"] is None else f"{after['stopped']:.0f} ms"
+    print(f"  Stop click to 'Stopped at iteration' on screen: {stopped}")
+    print(f"  after Stop, chart area without a chart: {after['blank'] / 1e3:.2f} s in all "
+          f"(longest stretch {after['longest'] / 1e3:.2f} s); finished view drawn and idle {after['done'] / 1e3:.1f} s "
+          "after the click")
 
 
 def main() -> None:
@@ -141,4 +208,4 @@ def engine_seconds() -> float:
 
 
 if __name__ == "__main__":
-    main()
+    largest() if "--largest" in sys.argv[1:] else main()

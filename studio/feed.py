@@ -2,23 +2,41 @@
 
 Why not a polling ``st.fragment``: every fragment run re-renders part of the React app in the browser
 and holds the server's GIL; measured here, about 50 ms of the browser's CPU and 25 ms of the server's
-per poll, per tab. Reading the same payload over HTTP costs the browser one ``fetch`` and a JSON parse,
-and the server only the payload itself, so three tabs training at once leave the two cores to painting.
+per poll, per tab. Reading the run over HTTP costs the browser one ``fetch`` and a JSON parse.
 
 A page publishes a running ``LiveRun`` with the function that turns it into the chart's payload (the
-same function that draws it in the script run). The URL holds the run's secret token; the route looks
-the run up, builds the payload off the script thread and returns it as JSON. Runs are held weakly:
-the session's state owns them.
+same function that draws it in the script run). The URL holds the run's secret token. The script run
+gives the chart everything once (layout, base traces such as the points, curves, recent states);
+after that the chart asks ``?after=<seq>&layout=<id>`` and gets only what is new since its newest
+state: new states, the curve points after that step, and the layout and base traces only when the
+layout or the traces' styles changed (the points in them are then sent again, once).
+
+Costs, whatever the number of tabs reading a run: the payload is built at most once per new batch of
+states (or every ``STATUS_EVERY`` s, for the status line's clock), each state is encoded to JSON once,
+and a poll with nothing new is answered from bytes made in advance. Responses over 500 bytes are
+gzip-compressed by Streamlit's middleware when the browser accepts it.
+
+Runs are held weakly (the session's state owns them) and revoked explicitly when their session ends
+(``studio.runner``): a revoked address answers 410, an unknown one 404. Either tells the chart the run
+is gone; after a server restart every address is unknown.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
+import sys
+import threading
+import time
+import types
 import weakref
+import zlib
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -29,32 +47,170 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PREFIX = "/api/live/"
-_runs: weakref.WeakValueDictionary[str, LiveRun] = weakref.WeakValueDictionary()
+STATUS_EVERY = 0.5  # seconds: the status line's clock moves on even when no new state came
+_REVOKED_KEPT = 10_000
+_HEADERS = {"Cache-Control": "no-store"}
+
+
+def process_wide(name: str, make: Callable[[], object]):
+    """One object per server process, kept when Streamlit re-imports this package.
+
+    Streamlit's file watcher unloads every watched module when any file of the app changes, and the
+    next script run imports them afresh; the route registered at start-up keeps the old module. The
+    registry of runs, the memory budget and the like must be the same object for both."""
+    holder = sys.modules.get(_HOLDER)
+    if holder is None:
+        holder = sys.modules.setdefault(_HOLDER, types.ModuleType(_HOLDER))
+    with _holder_lock:
+        if not hasattr(holder, name):
+            setattr(holder, name, make())
+        return getattr(holder, name)
+
+
+_HOLDER = "_autograd_studio_process_state"  # not importable, and no file: nothing watches or reloads it
+_holder_lock = threading.Lock()
+_runs: weakref.WeakValueDictionary[str, LiveRun] = process_wide("feed_runs", weakref.WeakValueDictionary)
+_revoked: OrderedDict[str, None] = process_wide("feed_revoked", OrderedDict)  # runs released with their session
+_revoked_lock = process_wide("feed_revoked_lock", threading.Lock)
 
 
 def publish(run: LiveRun, payload: Callable[[LiveRun], dict]) -> str:
-    """Serve ``payload(run)`` at the returned URL for as long as the run exists."""
+    """Serve ``payload(run)`` at the returned URL until the run is released or forgotten."""
     run.payload = payload
-    _runs[run.token] = run
+    if run.token not in _revoked:
+        _runs[run.token] = run
     return PREFIX + run.token
 
 
-def _json(body: dict, status: int = 200) -> Response:
+def revoke(run: LiveRun) -> None:
+    """Stop serving ``run``: its address answers 410 from now on."""
+    with _revoked_lock:
+        _runs.pop(run.token, None)
+        _revoked[run.token] = None
+        while len(_revoked) > _REVOKED_KEPT:
+            _revoked.popitem(last=False)
+
+
+def published(token: str) -> bool:
+    return token in _runs
+
+
+def _dumps(value) -> bytes:
     # allow_nan=False: the browser's JSON.parse rejects NaN, so a payload must never hold one.
-    return Response(json.dumps(body, separators=(",", ":"), allow_nan=False), status_code=status,
-                    media_type="application/json", headers={"Cache-Control": "no-store"})
+    return json.dumps(value, separators=(",", ":"), allow_nan=False).encode()
+
+
+def _shape(layout, base) -> bytes:
+    """The layout and the traces' styles (not their data): what a chart redraws in full when it changes."""
+    styles = [{k: v for k, v in t.items() if k not in ("x", "y", "z")} if isinstance(t, dict) else t
+              for t in base or []]
+    return _dumps([layout, styles])
+
+
+def layout_id(layout, base=None) -> str:
+    """A short name for a chart's layout and trace styles: the chart sends it back with each poll, and
+    gets them again (the base traces with their points too) only when they changed."""
+    return f"{zlib.crc32(_shape(layout, base)):08x}"
+
+
+class _Built:
+    """One build of a run's payload, encoded for answering polls; never changed once made."""
+
+    __slots__ = ("key", "at", "head", "shape", "layout", "base", "layout_id", "states", "newest", "curves", "idle",
+                 "full")
+
+    def __init__(self, key, data: dict, previous: _Built | None) -> None:
+        self.key, self.at, self.full = key, time.perf_counter(), data
+        self.head = _dumps({"run": data.get("run"), "status": data.get("status"),
+                            "status_text": data.get("status_text", "")})[1:-1]
+        self.shape = _shape(data.get("layout"), data.get("base"))
+        if previous is not None and previous.shape == self.shape:
+            self.layout, self.base, self.layout_id = previous.layout, previous.base, previous.layout_id
+        else:  # encoded once per change: the base traces may hold thousands of points
+            self.layout, self.base = _dumps(data.get("layout")), _dumps(data.get("base"))
+            self.layout_id = f"{zlib.crc32(self.shape):08x}"
+        # Each state is encoded once: those the previous build had are taken from it.
+        known = dict(previous.states) if previous is not None else {}
+        self.states = [(s["seq"], known.get(s["seq"]) or _dumps(s)) for s in data.get("states") or []
+                       if isinstance(s, dict) and "seq" in s]
+        self.newest = self.states[-1][0] if self.states else None
+        curves = data.get("curves") if isinstance(data.get("curves"), dict) else {}
+        self.curves = {str(k): (list(c["x"]), list(c["y"])) for k, c in curves.items()}
+        self.idle = b'{' + self.head + b',"states":[],"curves":{}}'
+
+    def since(self, after: float, layout: str) -> bytes:
+        """What a chart whose newest state is ``after`` and whose layout is ``layout`` lacks."""
+        parts = []
+        if layout != self.layout_id:
+            parts.append(b'"layout":' + self.layout + b',"base":' + self.base + b',"layout_id":"'
+                         + self.layout_id.encode() + b'"')
+        states = [body for seq, body in self.states if seq > after]
+        curves = {}
+        for k, (xs, ys) in self.curves.items():
+            i = bisect.bisect_right(xs, after)
+            if i < len(xs):
+                curves[k] = {"x": xs[i:], "y": ys[i:]}
+        if not parts and not states and not curves:
+            return self.idle
+        parts.append(b'"states":[' + b",".join(states) + b"]")
+        parts.append(b'"curves":' + _dumps(curves))
+        return b"{" + self.head + b"," + b",".join(parts) + b"}"
+
+
+class _Cache:
+    """What the feed built for one run (kept on the run, so it goes when the run goes)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.built: _Built | None = None
+
+    def current(self, run: LiveRun) -> _Built:
+        key = (run.count, run.status, run.message)
+        built = self.built
+        if built is not None and built.key == key and time.perf_counter() - built.at < STATUS_EVERY:
+            return built
+        with self.lock:  # one build per change, however many polls ask at once
+            built = self.built
+            if built is None or built.key != key or time.perf_counter() - built.at >= STATUS_EVERY:
+                built = self.built = _Built(key, run.payload(run), built)
+            return built
+
+
+def _cache(run: LiveRun) -> _Cache:
+    cache = run.feed_cache
+    if cache is None:
+        cache = run.feed_cache = _Cache()
+    return cache
+
+
+def _json(body: dict, status: int = 200) -> Response:
+    return Response(_dumps(body), status_code=status, media_type="application/json", headers=_HEADERS)
 
 
 def live(request: Request) -> Response:
-    """The run's payload now: its recent states, curves, status and status line."""
-    run = _runs.get(request.path_params["token"])
-    if run is None:  # publish() registers a run together with its payload
-        return _json({"error": "No such run: it ended with its session, or a newer run replaced it."}, 404)
+    """The run's payload (no query), or what is new since the chart's newest state (``?after=<seq>``)."""
+    token = request.path_params["token"]
+    run = _runs.get(token)
+    if run is None or run.payload is None:
+        if token in _revoked:
+            return _json({"error": "This run ended with its session.", "gone": True}, 410)
+        return _json({"error": "No such run: it ended with its session, the server restarted, or a newer run "
+                               "replaced it.", "gone": True}, 404)
+    query = QueryParams(request.scope.get("query_string", b""))
+    after = query.get("after")
     try:
-        return _json(run.payload(run))
+        after_seq = float(after) if after is not None else None
+    except ValueError:
+        return _json({"error": "after must be a number."}, 400)
+    try:
+        built = _cache(run).current(run)
+        if after_seq is None:
+            return _json({**built.full, "layout_id": built.layout_id})
+        body = built.since(after_seq, query.get("layout", ""))
     except Exception:  # the chart keeps what it shows and asks again; the traceback goes to the log
         log.exception("live feed for run %s failed", run.run_id)
         return _json({"error": "The live feed failed; see the server log."}, 500)
+    return Response(body, media_type="application/json", headers=_HEADERS)
 
 
 ROUTES = [Route(PREFIX + "{token}", live, methods=["GET"])]

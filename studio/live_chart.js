@@ -1,10 +1,16 @@
-// Live chart: one Plotly div that persists across updates. While a run is going this code reads the
-// run's recent states from the live feed (studio/feed.py) and paints them one per tick, in order,
-// jumping ahead only when far behind, so no state is skipped while the page keeps up. When the feed
-// says the run ended it paints the last state at once and asks Streamlit for one rerun.
+// Live chart: one Plotly div that persists across updates. The script run gives it everything once
+// (layout, base traces such as the points, curves, recent states). While a run is going this code asks
+// the live feed (studio/feed.py) for what is new since its newest state, and paints the states one per
+// tick, in order, jumping ahead only when far behind, so no state is skipped while the page keeps up.
+// When the feed says the run ended it paints the last state at once and asks Streamlit for one rerun;
+// when the feed no longer knows the run (404 after a server restart, 410 once its session ended) it
+// says the run was lost and asks for the rerun too, which offers Train again.
 const PLOTLY_SRC = "/api/assets/plotly.min.js";  // studio/assets.py
 const FEED_MS = 100;  // pause between one feed response and the next request
 const RETRY_MS = 1000;  // after a failed request (server busy or restarting)
+const GOING = ["queued", "starting", "running"];  // a run's statuses while it is going
+const MAX_POINTS = 20000;  // per curve: beyond it the chart keeps every other point of the older part
+const MAX_STATES = 240;  // states kept for painting; older ones have been painted or skipped
 const PLOT_CONFIG = { displayModeBar: false, responsive: true };
 const ANIMATE = { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } };
 
@@ -133,8 +139,7 @@ function setText(el, text) {  // writing the same text still costs a layout pass
 
 function tick(root) {
   const s = root.__studio, data = s.data;
-  setText(root.querySelector(".studio-status"), data.status_text || "");
-  if (root.dataset.status !== (data.status || "")) root.dataset.status = data.status || "";
+  showStatus(root);
   const states = data.states || [];
   if (!states.length) {
     if (s.painted !== -1) {  // an empty chart with the run's axes
@@ -148,41 +153,116 @@ function tick(root) {
   const pending = states.filter((st) => st.seq > s.painted);
   // One state per tick, in order; when far behind, jump to a few states before the newest. Once the
   // run has ended (Stop, say), the last state at once.
-  const ended = !["starting", "running"].includes(data.status);
+  const ended = !GOING.includes(data.status);
   const state = ended ? pending[pending.length - 1]
     : pending.length > data.max_behind ? pending[pending.length - Math.ceil(data.max_behind / 4)] : pending[0];
   s.painted = state.seq;
   paint(root, state, data);
 }
 
+function newestSeq(data) {
+  const states = data.states || [];
+  return states.length ? states[states.length - 1].seq : -1;
+}
+
+function merge(root, update) {
+  // Add what the feed says is new (states, curve points, and the layout if it changed) to what the
+  // chart holds. The script run gave the chart everything else once: the points, the trace styles.
+  const s = root.__studio, data = s.data;
+  Object.assign(data, { status: update.status, status_text: update.status_text });
+  if (update.layout) {  // new axes or trace styles: a full draw
+    Object.assign(data, { layout: update.layout, base: update.base || data.base, layout_id: update.layout_id });
+    layoutChanged(root);
+  }
+  const known = newestSeq(data);  // only what is newer than what the chart holds (an answer may repeat)
+  const states = (update.states || []).filter((st) => st.seq > known);
+  if (states.length) {
+    const newest = states[states.length - 1];  // kept even once painted: the chart needs one
+    data.states = (data.states || []).concat(states).filter((st) => st.seq > s.painted || st === newest);
+    if (data.states.length > MAX_STATES) data.states = data.states.slice(-MAX_STATES);
+  }
+  for (const [i, add] of Object.entries(update.curves || {})) {
+    const curve = (data.curves || (data.curves = {}))[i] || (data.curves[i] = { x: [], y: [] });
+    const last = curve.x.length ? curve.x[curve.x.length - 1] : -Infinity;
+    const from = upperBound(add.x, last);
+    for (let k = from; k < add.x.length; k++) { curve.x.push(add.x[k]); curve.y.push(add.y[k]); }
+    if (curve.x.length > MAX_POINTS) {  // thin the older half, keep the newest quarter whole
+      const keep = Math.floor(curve.x.length * 3 / 4);
+      const thin = (xs) => xs.slice(0, keep).filter((_, k) => k % 2 === 0).concat(xs.slice(keep));
+      curve.x = thin(curve.x);
+      curve.y = thin(curve.y);
+    }
+  }
+}
+
+function lost(root, message) {
+  // The feed no longer knows the run (the server restarted, or the session ended): say so where the
+  // status was, and ask for a rerun, which draws the page as it is now (Train again, Stop disabled).
+  const s = root.__studio;
+  s.lost = { run: s.data.run, message };
+  s.data.status = "lost";
+  showStatus(root);
+  s.setTriggerValue("ended", s.data.run);
+}
+
+function showStatus(root) {
+  const s = root.__studio, data = s.data;
+  // A run lost with the server stays reported until a new run starts.
+  const isLost = !!s.lost && (data.run === s.lost.run || !GOING.includes(data.status));
+  setText(root.querySelector(".studio-status"), isLost ? s.lost.message : data.status_text || "");
+  const status = isLost ? "lost" : data.status || "";
+  if (root.dataset.status !== status) root.dataset.status = status;
+}
+
 function follow(root) {
-  // Read the feed until it says the run ended, then ask for the rerun that draws the finished run.
+  // Ask the feed for what is new until it says the run ended, then ask for the rerun that draws the
+  // finished run.
   const s = root.__studio, feed = s.data.feed;
   if (!feed || s.feed === feed) return;  // no run going, or already following this one
   s.feed = feed;
+  s.failures = 0;
+  const chain = s.chain = (s.chain || 0) + 1;  // one request at a time, whatever mounts and cleanups happen
   const next = () => {
-    if (s.feed !== feed) return;  // a newer run, or the script run after Stop, took over
-    fetch(feed, { cache: "no-store" })
-      .then((r) => (r.ok ? r.json() : r.status === 404 ? null : Promise.reject(new Error(r.statusText))))
-      .then((data) => {
-        if (s.feed !== feed) return;
-        if (!data) { s.feed = null; return; }  // the run is gone (session ended): keep what is shown
-        setData(root, data);
-        if (["starting", "running"].includes(data.status)) { setTimeout(next, FEED_MS); return; }
+    if (s.feed !== feed || s.chain !== chain) return;  // a newer run, or the script run after Stop, took over
+    const url = `${feed}?after=${newestSeq(s.data)}&layout=${encodeURIComponent(s.data.layout_id || "")}`;
+    fetch(url, { cache: "no-store" })
+      .then((r) => (r.ok ? r.json() : [404, 410].includes(r.status) ? { gone: r.status } : Promise.reject(new Error(r.statusText))))
+      .then((update) => {
+        if (s.feed !== feed || s.chain !== chain) return;
+        s.failures = 0;
+        if (update.gone) {
+          s.feed = null;
+          lost(root, update.gone === 410
+            ? "This run ended with its session. Press Train to start a new one."
+            : "The run was lost: the server restarted. Press Train to start again.");
+          return;
+        }
+        merge(root, update);
+        if (GOING.includes(update.status)) { setTimeout(next, FEED_MS); return; }
         s.feed = null;
         tick(root);
-        s.setTriggerValue("ended", data.run);
+        s.setTriggerValue("ended", s.data.run);
       })
-      .catch(() => setTimeout(next, RETRY_MS));
+      .catch(() => {
+        s.failures += 1;  // server busy or restarting: say so after a few seconds, and keep asking
+        if (s.failures === 3) setText(root.querySelector(".studio-status"), "Waiting for the server…");
+        setTimeout(next, RETRY_MS);
+      });
   };
   next();
+}
+
+function layoutChanged(root) {
+  const s = root.__studio;
+  s.layoutKey = `${s.data.run}|${s.data.layout_id || JSON.stringify(s.data.layout)}`;
 }
 
 function setData(root, data) {
   const s = root.__studio;
   if (data.run !== s.run) { s.run = data.run; s.painted = -2; }  // -2: nothing drawn yet
+  if (s.lost && data.run !== s.lost.run && GOING.includes(data.status)) s.lost = null;  // a new run
   s.data = data;
-  s.layoutKey = `${data.run}|${JSON.stringify(data.layout)}`;
+  layoutChanged(root);
 }
 
 export default function (component) {

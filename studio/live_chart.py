@@ -2,8 +2,9 @@
 
 ``st.plotly_chart`` remounts whenever its figure changes (its element id hashes the spec), which blanks
 the chart during a live run. This component is mounted once under a fixed key, so its DOM persists.
-While its run is going it reads newer payloads from the live feed (``studio.feed``) by itself, paces
-the painting in the browser, and asks for one script rerun when the feed says the run ended.
+The script run gives it the whole payload once; while its run is going it asks the live feed
+(``studio.feed``) for what is new by itself, paces the painting in the browser, and asks for one
+script rerun when the feed says the run ended (or that the server no longer knows it).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from .feed import publish
+from .feed import layout_id, publish
 from .runner import LiveRun
 
 _HTML = """<div class="studio-live">
@@ -55,7 +56,8 @@ def live_chart(payload: Callable[[LiveRun | None], dict], run: LiveRun | None, *
     if live is None:
         live = run is not None and run.running
     data = payload(run)
-    if live and run is not None:
+    data["layout_id"] = layout_id(data.get("layout"), data.get("base"))  # the feed resends them when they change
+    if live and run is not None and not run.released:
         data["feed"] = publish(run, payload)
     _component(key=key, data=data, height="content", on_ended_change=_ended)
 

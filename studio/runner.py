@@ -3,26 +3,44 @@
 The worker makes no ``st.*`` calls. It appends snapshots to a ``LiveRun`` that the page keeps in
 ``st.session_state``; the live chart reads them from the live feed (``studio.feed``). The run ends when
 the trainer ends, when Stop is pressed, when a new run replaces it, or when its browser session goes away.
+
+One server holds a class, so before a run allocates anything its memory and step time are estimated
+from its config (``estimate``): a run over the per-run limits is refused with a message that names
+the limit, and runs that together exceed the server's memory budget wait in a visible queue. Stop
+shows at once (the run is marked stopped; the worker drops the step in hand). When a session has been
+gone for ``GRACE`` seconds its runs are released explicitly (their snapshots dropped, their feed
+addresses revoked): ``runner.postScriptGC`` is off, so nothing else would free them promptly.
 """
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import logging
+import os
 import secrets
+import sys
 import threading
 import time
 import uuid
+import weakref
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from .feed import process_wide
+
 log = logging.getLogger(__name__)
 
 MAX_KEPT = 4000  # snapshots kept per run; beyond it every other one is dropped (the newest stays)
+KEPT_BYTES = 4 * 2**20  # and no more than about this much of them (a playground snapshot holds a surface)
 MAX_SECONDS = 15 * 60  # no run outlives this, whatever the speed setting
+MAX_STEP_SECONDS = 1.0  # estimated seconds a step may take on its device: longer ones are refused
+GRACE = 10.0  # seconds a session may be gone (a reload, a network blip) before its runs are released
 
 
-@dataclass
+@dataclass(eq=False)  # a run is itself: compared and hashed by identity
 class LiveRun:
     """One training run and everything the page needs to draw it, now or after it ended."""
 
@@ -35,31 +53,62 @@ class LiveRun:
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     token: str = field(default_factory=lambda: secrets.token_urlsafe(16), repr=False)  # the live feed's URL
     payload: Callable[[LiveRun], dict] | None = field(default=None, repr=False)  # what the live feed serves
+    feed_cache: Any = field(default=None, repr=False)  # the live feed's encoded states (studio.feed)
     snapshots: list = field(default_factory=list)
     count: int = 0  # snapshots produced so far (some may have been thinned out of ``snapshots``)
-    status: str = "starting"  # starting, running, done, stopped, diverged, error
+    status: str = "starting"  # queued, starting, running, done, stopped, diverged, error
     message: str = ""
+    cost: Cost | None = None  # what the run was estimated to need (set by start())
+    admitted: bool = False  # holds its memory in the server's budget
+    released: bool = False
     started: float = field(default_factory=time.perf_counter)
     finished: float | None = None
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
     _pace: tuple[float, int] | None = field(default=None, repr=False)  # (time, step) pacing is based on
+    _kept: int = field(default=MAX_KEPT, repr=False)
+    _away_since: float | None = field(default=None, repr=False)
 
     @property
     def running(self) -> bool:
-        return self.status in ("starting", "running")
+        return self.status in ("queued", "starting", "running")
 
     def start(self) -> LiveRun:
+        """Start the worker, or refuse the run (status "error", the reason in ``message``) when its
+        estimated memory or step time is over a limit; it then allocates nothing."""
+        self.cost = estimate(self.config)
+        problem = BUDGET.refuse(self.cost)
+        if problem:
+            self._finish("error", problem)
+            return self
+        _track(self)
         self._thread = threading.Thread(target=self._work, name=f"train-{self.lesson}", daemon=True)
         self._thread.start()
         return self
 
     def stop(self, reason: str = "Stopped.") -> None:
-        """Ask the worker to stop; it finishes the step in hand and closes the trainer."""
-        if self.running:
-            self.message = reason
+        """Stop now, as far as anyone can see: the run is marked stopped at once and keeps what it has.
+        The worker drops the step in hand and closes the trainer."""
+        with self._lock:
+            if not self.running:
+                return
             self._stop.set()
+            queued = self.status == "queued"
+            self.message, self.finished, self.status = reason, time.perf_counter(), "stopped"
+        if queued:
+            BUDGET.wake()
+
+    def release(self, reason: str = "The browser tab closed.") -> None:
+        """Stop the run, revoke its feed address and drop what it holds (its session has ended)."""
+        from . import feed
+
+        self.stop(reason)
+        feed.revoke(self)
+        with self._lock:
+            self.snapshots = []
+            self.payload = self.feed_cache = None
+            self.released = True
 
     def join(self, timeout: float | None = None) -> None:
         if self._thread is not None:
@@ -83,8 +132,16 @@ class LiveRun:
     def _work(self) -> None:
         stream = None
         try:
+            if not BUDGET.admit(self):
+                return  # stopped while it waited
+            with self._lock:
+                if not self.running:
+                    return
+                self.status = "starting"
             stream = self.stream()
-            self.status = "running"
+            with self._lock:
+                if self.running:
+                    self.status = "running"
             for snap in stream:
                 self._append(snap)
                 if getattr(snap, "diverged", False):
@@ -100,12 +157,17 @@ class LiveRun:
         finally:
             if stream is not None:
                 stream.close()
+            BUDGET.release(self)
 
     def _append(self, snap) -> None:
         with self._lock:
+            if self._stop.is_set():  # stopped: what is shown stays as it was when Stop was pressed
+                return
+            if not self.snapshots:
+                self._kept = max(100, min(MAX_KEPT, KEPT_BYTES // max(1, _size(snap))))
             self.snapshots.append(snap)
             self.count += 1
-            if len(self.snapshots) > MAX_KEPT:  # keep the first, thin the middle, keep the newest
+            if len(self.snapshots) > self._kept:  # keep the first, thin the middle, keep the newest
                 self.snapshots = self.snapshots[:-1:2] + [self.snapshots[-1]]
 
     def _wait(self, step: int) -> bool:
@@ -126,9 +188,12 @@ class LiveRun:
         return self._stop.wait(delay) if delay > 0 else self._stop.is_set()
 
     def _finish(self, status: str, message: str) -> None:
-        self.message = message
-        self.finished = time.perf_counter()
-        self.status = status
+        with self._lock:
+            if not self.running:  # Stop came first: it stays stopped
+                return
+            self.message = message
+            self.finished = time.perf_counter()
+            self.status = status
 
 
 def _explain(exc: Exception) -> str:
@@ -155,3 +220,264 @@ def current_session_id() -> str | None:
 
     ctx = get_script_run_ctx(suppress_warning=True)
     return ctx.session_id if ctx is not None else None
+
+
+# ---- what a run costs, and the server's budget ----
+
+@dataclass(frozen=True)
+class Cost:
+    """A run's estimated peak memory on its device and seconds per step there."""
+
+    memory: int  # bytes
+    step_seconds: float
+    device: str  # "cpu", "cuda:0", ...
+    hint: str = "Make the sizes smaller."  # what to change when it is over a limit
+
+
+def estimate(config: Any) -> Cost:
+    """Peak memory and step time of a run, from its config alone (nothing is allocated).
+
+    Two-layer net, counted in numbers of its dtype: x, y, w1, w2 and their gradients, the hidden layer
+    and its gradients (4 N·H), the update's temporaries, and 10 % on top: within 10 % of the peak RSS
+    measured for sizes from 10 to 130 million numbers. Step time: 6·N·H·(D_in + D_out) flops at the
+    rate a matrix product reaches on the device (measured once per process)."""
+    from autodiff_core import LogisticConfig, TwoLayerConfig
+
+    device = str(getattr(config, "device", "cpu"))
+    itemsize = 8 if getattr(config, "dtype", "float32") == "float64" else 4
+    if isinstance(config, TwoLayerConfig):
+        n, d_in, h, d_out = config.N, config.D_in, config.H, config.D_out
+        numbers = n * d_in + 6 * n * d_out + 3 * d_in * h + 3 * h * d_out + 4 * n * h
+        flops = 6 * n * h * (d_in + d_out) + 10 * (n * h + n * d_out)
+        return Cost(int(1.1 * itemsize * numbers), flops / flop_rate(device, itemsize), device,
+                    "Make N, D_in or H smaller.")
+    if isinstance(config, LogisticConfig):
+        n = 2 * config.n_per_class
+        return Cost(64 * n * itemsize + 2**20, 200 * n / flop_rate(device, itemsize) + 2e-4, device,
+                    "Use fewer points per class.")
+    hidden = getattr(config, "hidden", None)
+    if hidden is not None:  # the playground: a small MLP, its data and a grid for the surface
+        widths = (2, *hidden, 1)
+        points = 2 * getattr(config, "n_per_class", 100) + getattr(config, "grid", 32) ** 2
+        params = sum(a * b for a, b in zip(widths, widths[1:], strict=False))
+        numbers = points * sum(widths) * 4 + params * 4
+        flops = 6 * points * params
+        return Cost(int(itemsize * numbers) + 2**20, flops / flop_rate(device, itemsize) + 5e-4, device,
+                    "Use fewer points or narrower layers.")
+    return Cost(2**20, 0.0, device)
+
+
+_rates: dict[tuple[str, int], float] = {}
+CPU_GFLOPS = float(os.environ.get("STUDIO_CPU_GFLOPS", "20"))  # one core, float32; float64 half as fast
+
+
+def flop_rate(device: str, itemsize: int) -> float:
+    """Flops per second a run reaches on ``device``. The CPU's is a fixed, modest figure (one torch
+    thread, measured 7-40 GFLOP/s on a shared 2-core server): timing it on a busy server would make
+    the same run accepted one minute and refused the next. A GPU's is measured once, on a 2048-square
+    matrix product."""
+    key = (device, itemsize)
+    if key not in _rates:
+        if not device.startswith(("cuda", "mps")):
+            _rates[key] = CPU_GFLOPS * 1e9 / (2 if itemsize == 8 else 1)
+        else:
+            import torch
+
+            from autodiff_core.devices import resolve_device, synchronize
+
+            dev = resolve_device(device)
+            a = torch.ones(2048, 2048, device=dev, dtype=torch.float64 if itemsize == 8 else torch.float32)
+            a.mm(a)
+            synchronize(dev)
+            best = float("inf")
+            for _ in range(3):
+                t0 = time.perf_counter()
+                a.mm(a)
+                synchronize(dev)
+                best = min(best, time.perf_counter() - t0)
+            _rates[key] = 2 * 2048**3 / max(best, 1e-9)
+    return _rates[key]
+
+
+def _device_memory(device: str) -> int:
+    """Bytes of memory the device has: the host's RAM for the CPU, the GPU's own otherwise."""
+    if device.startswith("cuda"):
+        import torch
+
+        return torch.cuda.get_device_properties(torch.device(device)).total_memory
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return 8 * 2**30
+
+
+def _env_bytes(name: str) -> int | None:
+    value = os.environ.get(name)
+    return int(float(value) * 2**20) if value else None
+
+
+class Budget:
+    """The server's memory for runs, per device: a share of each device's memory that all runs together
+    may hold. A run that alone needs more than the budget, or steps slower than ``MAX_STEP_SECONDS``, is
+    refused; one that does not fit next to the runs going waits, first come first served, and says so.
+
+    ``STUDIO_MEMORY_BUDGET_MB`` sets the CPU budget (default: a quarter of the RAM); GPUs get 80 % of
+    their memory."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._used: dict[str, int] = {}
+        self._queue: deque[LiveRun] = deque()
+        self._limits: dict[str, int] = {}
+
+    def limit(self, device: str) -> int:
+        if device not in self._limits:
+            share = 0.8 if device.startswith(("cuda", "mps")) else 0.25
+            env = _env_bytes("STUDIO_MEMORY_BUDGET_MB") if device == "cpu" else None
+            self._limits[device] = env if env is not None else int(share * _device_memory(device))
+        return self._limits[device]
+
+    def used(self, device: str = "cpu") -> int:
+        with self._cond:
+            return self._used.get(device, 0)
+
+    def refuse(self, cost: Cost) -> str:
+        """Why a run with this cost can never run here, or ""."""
+        limit = self.limit(cost.device)
+        if cost.memory > limit:
+            return (f"This run needs about {_gb(cost.memory)} of memory; this server lets all runs on the "
+                    f"{_where(cost.device)} use {_gb(limit)} together. {cost.hint}")
+        if cost.step_seconds > MAX_STEP_SECONDS:
+            return (f"Each step of this run would take about {cost.step_seconds:.1f} s on the {_where(cost.device)}; "
+                    f"the limit is {MAX_STEP_SECONDS:g} s a step, so that Stop and the chart keep up. {cost.hint}")
+        return ""
+
+    def admit(self, run: LiveRun) -> bool:
+        """Wait (status "queued") until the run fits; False if it was stopped while waiting."""
+        cost = run.cost or Cost(0, 0.0, "cpu")
+        with self._cond:
+            self._queue.append(run)
+            try:
+                while True:
+                    if not run.running:
+                        return False
+                    ahead = [r for r in self._queue if r.cost and r.cost.device == cost.device]
+                    first = ahead[0] is run
+                    if first and self._used.get(cost.device, 0) + cost.memory <= self.limit(cost.device):
+                        self._used[cost.device] = self._used.get(cost.device, 0) + cost.memory
+                        run.admitted = True
+                        return True
+                    place = ahead.index(run)
+                    with run._lock:
+                        if run.running:
+                            run.status = "queued"
+                            run.message = (f"Waiting for memory: this run needs about {_gb(cost.memory)}, and the "
+                                           f"runs going already hold {_gb(self._used.get(cost.device, 0))} of the "
+                                           f"{_gb(self.limit(cost.device))} this server allows on the "
+                                           f"{_where(cost.device)}" + (f"; {place} run(s) ahead of this one." if place
+                                                                       else ". It starts as soon as one ends."))
+                    self._cond.wait(0.5)
+            finally:
+                self._queue.remove(run)
+                self._cond.notify_all()
+
+    def wake(self) -> None:
+        with self._cond:
+            self._cond.notify_all()
+
+    def release(self, run: LiveRun) -> None:
+        if not getattr(run, "admitted", False):
+            return
+        with self._cond:
+            run.admitted = False
+            device = run.cost.device
+            self._used[device] = max(0, self._used.get(device, 0) - run.cost.memory)
+            self._cond.notify_all()
+
+
+def _gb(n: int) -> str:
+    return f"{n / 2**30:.1f} GB" if n >= 2**30 else f"{n / 2**20:.0f} MB"
+
+
+def _where(device: str) -> str:
+    return "CPU" if device == "cpu" else f"GPU ({device})"
+
+
+BUDGET: Budget = process_wide("runner_budget", Budget)
+
+
+def _size(obj, depth: int = 0) -> int:
+    """Roughly the bytes an object holds (its fields, and lists or tuples in them, two levels deep)."""
+    size = sys.getsizeof(obj)
+    if depth > 2:
+        return size
+    if isinstance(obj, (list, tuple)):
+        if obj:
+            size += len(obj) * _size(obj[0], depth + 1)
+        return size
+    slots = getattr(type(obj), "__slots__", ())
+    fields = [getattr(obj, f, None) for f in slots] if slots else list(getattr(obj, "__dict__", {}).values())
+    return size + sum(_size(v, depth + 1) for v in fields if isinstance(v, (list, tuple, str, float, int)))
+
+
+# ---- releasing the runs of sessions that ended ----
+
+_live: weakref.WeakSet[LiveRun] = process_wide("runner_live", weakref.WeakSet)
+_reaper_lock = process_wide("runner_reaper_lock", threading.Lock)
+REAP_EVERY = 1.0
+
+
+def _track(run: LiveRun) -> None:
+    """Watch ``run``'s session: when it has been gone for ``GRACE`` s, release the run."""
+    if run.session_id is None:
+        return
+    with _reaper_lock:
+        _live.add(run)
+        if not any(t.name == "studio-reaper" and t.is_alive() for t in threading.enumerate()):
+            threading.Thread(target=_reap_forever, name="studio-reaper", daemon=True).start()
+
+
+def _reap_forever() -> None:
+    while True:
+        time.sleep(REAP_EVERY)
+        try:
+            reap()
+        except Exception:  # never let the reaper die
+            log.exception("releasing ended sessions' runs failed")
+
+
+_last_collect = 0.0
+
+
+def reap(now: float | None = None) -> int:
+    """Release the runs whose session has been gone for ``GRACE`` s; returns how many were released."""
+    global _last_collect
+    now = time.monotonic() if now is None else now
+    released = 0
+    with _reaper_lock:
+        runs = list(_live)
+    for run in runs:
+        if _session_alive(run.session_id):
+            run._away_since = None
+            continue
+        if run._away_since is None:
+            run._away_since = now
+        if now - run._away_since >= GRACE:
+            run.release()
+            with _reaper_lock:
+                _live.discard(run)
+            released += 1
+    if released and now - _last_collect > 10:
+        # The post-script GC is off, and a closed session's objects sit in reference cycles: collect
+        # them now (once in a while, off the script threads), then hand freed heap back to the system.
+        _last_collect = now
+        gc.collect()
+        _trim_heap()
+    return released
+
+
+def _trim_heap() -> None:
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass

@@ -3,16 +3,38 @@
 from __future__ import annotations
 
 import gc
+import json
 import math
+import threading
+import time
 from pathlib import Path
 
+import pytest
+from starlette.requests import Request
 from streamlit.web.server.app_discovery import discover_asgi_app
 
-from studio import feed
+from studio import feed, runner
 from studio.runner import LiveRun
 from tests.conftest import feed_get as get
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def fresh_budget(monkeypatch):
+    """Each test starts with the server's memory budget empty (runs of other tests may hold some)."""
+    monkeypatch.setattr(runner, "BUDGET", runner.Budget())
+
+
+def poll(url: str, after=None, layout: str = "") -> tuple[int, dict, int]:
+    """Ask the feed as the chart does (``?after=<seq>&layout=<id>``): (status, body, bytes)."""
+    [route] = feed.ROUTES
+    path, _, _ = url.partition("?")
+    query = b"" if after is None else f"after={after}&layout={layout}".encode()
+    match, scope = route.matches({"type": "http", "path": path, "method": "GET", "headers": []})
+    request = Request({"type": "http", "method": "GET", "headers": [], "query_string": query, **scope})
+    response = route.endpoint(request)
+    return response.status_code, json.loads(response.body), len(response.body)
 
 
 def counting_run(n: int = 5) -> LiveRun:
@@ -21,18 +43,65 @@ def counting_run(n: int = 5) -> LiveRun:
     return run
 
 
+def states_payload(builds: list | None = None, window: int = 60):
+    """A payload in the live chart's protocol: a state per snapshot (its seq the step), one curve."""
+    def payload(run: LiveRun) -> dict:
+        if builds is not None:
+            builds.append(run.count)
+        snaps, _ = run.view()
+        top = max(snaps, default=0)
+        return {"run": run.run_id, "status": run.status, "status_text": f"step {top}",
+                "layout": {"yaxis": {"range": [0, 10 if top < 10 else 100]}},
+                "base": [{"x": list(range(1000)), "y": list(range(1000)), "mode": "lines" if top < 20 else "markers"}],
+                "curves": {3: {"x": list(snaps), "y": [s * 0.5 for s in snaps]}},
+                "states": [{"seq": s, "step": s, "caption": f"step {s}"} for s in snaps[-window:]]}
+    return payload
+
+
+class Gate:
+    """A trainer that yields a snapshot each time the test opens the gate."""
+
+    def __init__(self) -> None:
+        self.go = threading.Semaphore(0)
+        self.made = 0
+
+    def stream(self):
+        def gen():
+            while True:
+                self.go.acquire()
+                yield self.made
+                self.made += 1
+        return gen()
+
+    def step(self, run: LiveRun, n: int = 1) -> None:
+        target = run.count + n
+        for _ in range(n):
+            self.go.release()
+        deadline = time.monotonic() + 5
+        while run.count < target and time.monotonic() < deadline:
+            time.sleep(0.001)
+
+
+def gated_run() -> tuple[LiveRun, Gate]:
+    gate = Gate()
+    run = LiveRun("test", None, gate.stream, lambda s: s)
+    return run.start(), gate
+
+
 def test_streamlit_run_serves_app_py_as_the_app_with_its_feed():
     """`streamlit run app.py` finds ``app`` (an st.App with the feed's route) and serves it."""
     found = discover_asgi_app(ROOT / "app.py")
     assert found.is_asgi_app and found.import_string == "app:app"
-    assert "routes=ROUTES" in (ROOT / "app.py").read_text()
+    text = (ROOT / "app.py").read_text()
+    assert "routes=ROUTES" in text or "feed.ROUTES" in text
 
 
 def test_a_published_run_is_served_as_its_payload_now():
     run = counting_run()
     url = feed.publish(run, lambda r: {"status": r.status, "states": r.view()[0]})
     assert url == f"/api/live/{run.token}"
-    assert get(url) == (200, {"status": "done", "states": [0, 1, 2, 3, 4]})
+    status, body = get(url)
+    assert status == 200 and body["status"] == "done" and body["states"] == [0, 1, 2, 3, 4]
 
 
 def test_tokens_are_long_and_never_repeat():
@@ -42,7 +111,7 @@ def test_tokens_are_long_and_never_repeat():
 
 def test_an_unknown_or_ended_run_gets_a_plain_404():
     status, body = get("/api/live/no-such-token")
-    assert status == 404 and "No such run" in body["error"]
+    assert status == 404 and "No such run" in body["error"] and body["gone"]
     run = counting_run()
     url = feed.publish(run, lambda r: {"count": r.count})
     assert get(url)[0] == 200
@@ -57,5 +126,215 @@ def test_a_failing_payload_is_a_500_and_never_nan(caplog):
     status, body = get(url)
     assert status == 500 and "server log" in body["error"]
     assert "ZeroDivisionError" in caplog.text
+    run.feed_cache = None
     feed.publish(run, lambda r: {"loss": math.nan})  # the browser's JSON.parse would reject NaN
     assert get(url)[0] == 500
+
+
+def test_a_poll_brings_only_what_is_new_since_the_charts_newest_state():
+    run, gate = gated_run()
+    url = feed.publish(run, states_payload())
+    gate.step(run, 5)  # states 0..4
+    status, first, _ = poll(url, after=-1)
+    assert status == 200 and [s["seq"] for s in first["states"]] == [0, 1, 2, 3, 4]
+    assert first["curves"]["3"] == {"x": [0, 1, 2, 3, 4], "y": [0, 0.5, 1, 1.5, 2]}
+    assert first["layout"] == {"yaxis": {"range": [0, 10]}}  # a chart without the layout gets it, and the base
+    layout = first["layout_id"]
+    gate.step(run, 2)
+    _, more, _ = poll(url, after=4, layout=layout)
+    assert [s["seq"] for s in more["states"]] == [5, 6] and more["curves"]["3"]["x"] == [5, 6]
+    assert "layout" not in more and "base" not in more  # unchanged: the points are not sent again
+    assert more["status"] == "running" and more["status_text"] == "step 6"
+    gate.step(run, 4)  # step 10: the y range changes, so the layout comes again
+    _, changed, _ = poll(url, after=6, layout=layout)
+    assert changed["layout"]["yaxis"]["range"] == [0, 100] and changed["layout_id"] != layout
+    assert changed["base"][0]["x"] == list(range(1000))  # a full redraw: the base traces come with it
+    assert feed.layout_id(changed["layout"], changed["base"]) == changed["layout_id"]  # as live_chart.py says
+    gate.step(run, 10)  # step 20: only a trace's style changes (markers), and that too redraws in full
+    _, styled, _ = poll(url, after=10, layout=changed["layout_id"])
+    assert styled["base"][0]["mode"] == "markers" and styled["layout_id"] != changed["layout_id"]
+    run.stop()
+
+
+def test_a_poll_with_nothing_new_builds_nothing_and_is_small():
+    builds: list = []
+    run, gate = gated_run()
+    url = feed.publish(run, states_payload(builds))
+    gate.step(run, 3)
+    _, body, _ = poll(url, after=-1)
+    for _ in range(50):  # fifty tabs, or one tab fifty times: one build
+        status, idle, size = poll(url, after=2, layout=body["layout_id"])
+        assert status == 200 and idle["states"] == [] and idle["curves"] == {} and "layout" not in idle
+    assert len(builds) == 1 and size < 200
+    gate.step(run)
+    poll(url, after=2, layout=body["layout_id"])
+    assert len(builds) == 2  # a new state: built once more
+    run.stop()
+
+
+def test_each_state_is_encoded_once_however_many_builds_carry_it():
+    run, gate = gated_run()
+    url = feed.publish(run, states_payload())
+    gate.step(run, 3)
+    poll(url, after=-1)
+    first = dict(run.feed_cache.built.states)
+    gate.step(run)
+    poll(url, after=-1)
+    again = dict(run.feed_cache.built.states)
+    assert set(again) == {0, 1, 2, 3} and all(again[k] is first[k] for k in first)  # the same bytes objects
+    run.stop()
+
+
+def test_the_status_line_moves_on_without_new_states(monkeypatch):
+    builds: list = []
+    run, gate = gated_run()
+    url = feed.publish(run, states_payload(builds))
+    gate.step(run)
+    poll(url, after=0)
+    monkeypatch.setattr(feed, "STATUS_EVERY", 0.0)  # the clock in the status line: rebuilt when old
+    poll(url, after=0)
+    assert len(builds) == 2
+    run.stop()
+
+
+def test_a_chart_far_behind_gets_the_newest_window_and_every_curve_point():
+    run, gate = gated_run()
+    url = feed.publish(run, states_payload(window=10))
+    gate.step(run, 30)
+    _, body, _ = poll(url, after=3)
+    assert [s["seq"] for s in body["states"]] == list(range(20, 30))  # it jumps ahead, as before
+    assert body["curves"]["3"]["x"] == list(range(4, 30))  # but its curves have no gap
+    run.stop()
+
+
+def test_a_bad_after_is_a_400():
+    run = counting_run()
+    url = feed.publish(run, states_payload())
+    assert poll(url, after="x")[0] == 400
+
+
+def test_a_released_run_is_revoked_and_its_snapshots_dropped():
+    run, gate = gated_run()
+    url = feed.publish(run, states_payload())
+    gate.step(run, 3)
+    assert poll(url, after=-1)[0] == 200
+    run.release()
+    status, body, _ = poll(url, after=-1)
+    assert status == 410 and body["gone"] and "session" in body["error"]
+    assert run.status == "stopped" and run.view() == ([], 3) and run.payload is None
+    feed.publish(run, states_payload())  # a later script run cannot bring it back
+    assert poll(url, after=-1)[0] == 410
+
+
+def test_runs_of_a_session_gone_for_the_grace_period_are_released(monkeypatch):
+    alive = {"s1": True, "s2": True}
+    monkeypatch.setattr(runner, "_session_alive", lambda sid: sid is None or alive[sid])
+    monkeypatch.setattr(runner, "REAP_EVERY", 3600.0)  # the test reaps by hand
+    gate1, gate2 = Gate(), Gate()
+    kept = LiveRun("test", None, gate1.stream, lambda s: s, session_id="s1").start()
+    gone = LiveRun("test", None, gate2.stream, lambda s: s, session_id="s2").start()
+    urls = [feed.publish(r, states_payload()) for r in (kept, gone)]
+    gate1.step(kept)
+    gate2.step(gone)
+    alive["s2"] = False
+    now = time.monotonic()
+    assert runner.reap(now) == 0  # a reload or a network blip: not yet
+    assert runner.reap(now + runner.GRACE + 0.1) == 1
+    assert gone.released and not gone.running and poll(urls[1], after=-1)[0] == 410
+    assert not kept.released and poll(urls[0], after=-1)[0] == 200
+    kept.stop()
+
+
+def test_stop_shows_at_once_even_in_the_middle_of_a_long_step():
+    started = threading.Event()
+
+    def slow():
+        yield 0
+        started.set()
+        time.sleep(3)  # a step far longer than Stop may take
+        yield 1
+
+    run = LiveRun("test", None, slow, lambda s: s).start()
+    started.wait(5)
+    t0 = time.perf_counter()
+    run.stop()
+    assert time.perf_counter() - t0 < 0.1 and run.status == "stopped" and not run.running
+    run.join(5)
+    assert run.status == "stopped" and run.view() == ([0], 1)  # the step in hand is dropped
+
+
+def test_snapshots_kept_are_bounded_in_bytes_as_well_as_in_number():
+    big = [0.5] * 5000  # about 40 KB, as a playground surface
+    run = LiveRun("test", None, lambda: ((i, big) for i in range(2000)), lambda s: s[0]).start()
+    run.join(10)
+    kept, count = run.view()
+    assert count == 2000 and len(kept) * runner._size(kept[0]) <= runner.KEPT_BYTES * 1.05
+    assert kept[0][0] == 0 and kept[-1][0] == 1999
+
+
+def test_a_run_too_big_for_the_server_is_refused_with_the_limit_named(monkeypatch):
+    from autodiff_core import TwoLayerConfig
+
+    monkeypatch.setattr(runner.BUDGET, "_limits", {"cpu": 200 * 2**20})
+    config = TwoLayerConfig(N=10_000, D_in=5000, H=1, D_out=1000)  # 60 million numbers: half a GB at its peak
+    run = LiveRun("two_layer", config, lambda: pytest.fail("allocated"), lambda s: s.step).start()
+    assert run.status == "error" and not run.running
+    need = f"about {runner.estimate(config).memory / 2**20:.0f} MB"
+    assert need in run.message and "200 MB" in run.message and "Make N, D_in or H smaller" in run.message
+
+
+def test_a_step_slower_than_the_limit_is_refused(monkeypatch):
+    from autodiff_core import TwoLayerConfig
+
+    monkeypatch.setattr(runner, "_rates", {("cpu", 4): 1e9})  # a slow machine: 1 GFLOP/s
+    config = TwoLayerConfig(N=1000, D_in=1000, H=1000)  # 6 GFLOP a step
+    run = LiveRun("two_layer", config, lambda: pytest.fail("allocated"), lambda s: s.step).start()
+    assert run.status == "error" and "a step" in run.message and "Stop" in run.message
+
+
+def test_estimates_follow_the_sizes_and_the_dtype():
+    from autodiff_core import TwoLayerConfig
+
+    small, big = runner.estimate(TwoLayerConfig()), runner.estimate(TwoLayerConfig(N=640, H=1000))
+    wide = runner.estimate(TwoLayerConfig(dtype="float64"))
+    assert big.memory > 5 * small.memory and big.step_seconds > 50 * small.step_seconds
+    assert wide.memory == pytest.approx(2 * small.memory, rel=0.01)
+
+
+def test_runs_over_the_budget_wait_in_a_visible_queue(monkeypatch):
+    from autodiff_core import TwoLayerConfig
+
+    config = TwoLayerConfig()
+    need = runner.estimate(config).memory
+    monkeypatch.setattr(runner.BUDGET, "_limits", {"cpu": int(1.5 * need)})  # room for one at a time
+    g1, g2 = Gate(), Gate()
+    first = LiveRun("two_layer", config, g1.stream, lambda s: s).start()
+    g1.step(first)
+    second = LiveRun("two_layer", config, g2.stream, lambda s: s).start()
+    deadline = time.monotonic() + 5
+    while second.status != "queued" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert second.status == "queued" and second.running and "Waiting for memory" in second.message
+    first.stop()
+    assert second.status == "queued"  # the first still holds its memory until its step in hand ends
+    g1.go.release()
+    first.join(5)
+    g2.step(second)
+    assert second.status == "running" and second.count == 1
+    second.stop()
+    g2.go.release()
+    second.join(5)
+    assert runner.BUDGET.used("cpu") == 0
+
+
+def test_stop_ends_a_queued_run_without_it_ever_starting(monkeypatch):
+    monkeypatch.setattr(runner.BUDGET, "_limits", {"cpu": 0})
+    monkeypatch.setattr(runner, "estimate", lambda config: runner.Cost(0, 0.0, "cpu"))
+    monkeypatch.setattr(runner.BUDGET, "_used", {"cpu": 1})  # full
+    run = LiveRun("test", None, lambda: pytest.fail("started"), lambda s: s).start()
+    deadline = time.monotonic() + 5
+    while run.status != "queued" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    run.stop()
+    run.join(2)
+    assert run.status == "stopped" and not run._thread.is_alive()
