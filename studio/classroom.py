@@ -9,6 +9,7 @@ from autodiff_core.figures_classroom import boundary_range, difference_label, gh
 from autodiff_core.runs_io import from_json, run_record, standalone_html, to_csv, to_json
 
 from .links import echo
+from .png_button import png_button
 from .runner import LiveRun
 
 KEEP = 3  # finished runs kept as ghosts (besides the pinned one)
@@ -80,14 +81,16 @@ def _traces(lesson: str, run: LiveRun | None) -> list[dict]:
     return ghost_traces(lesson, found, xr)
 
 
-def panel(lesson: str, run: LiveRun | None) -> None:
-    """Export buttons for the finished run, the ghosts' Pin and Clear, and loading a run file."""
+def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
+    """Export buttons for the finished run, the ghosts' Pin and Clear, and loading a run file.
+    ``live_png``: a PNG button for the live chart (a lesson whose finished view is a ``charts.plot`` figure
+    has the camera in that figure's toolbar instead)."""
     from .charts import plot
 
     remember_finished(lesson, run)
     finished = run is not None and not run.running and run.status in FINISHED and run.view()[0]
     history = _history(lesson)
-    c = st.columns(5, vertical_alignment="bottom")
+    c = st.columns(6, vertical_alignment="bottom")
     if finished:
         record = lambda: run_record(lesson, run.config, run.view()[0], status=run.status,  # noqa: E731
                                     message=run.message)
@@ -102,9 +105,13 @@ def panel(lesson: str, run: LiveRun | None) -> None:
                                                                                       run.view()[0]), name),
                              f"{name}.html", "text/html", key=f"{lesson}_html", on_click="ignore", width="stretch",
                              help="One file with Play/Pause and the slider; it plays offline.")
-        c[3].button("Pin as reference", key=f"{lesson}_pin", width="stretch", on_click=_pin, args=(lesson, run),
+    if live_png:
+        with c[3]:
+            png_button(f"{lesson}-chart", key=f"{lesson}_png")
+    if finished:
+        c[4].button("Pin as reference", key=f"{lesson}_pin", width="stretch", on_click=_pin, args=(lesson, run),
                     help="Keep this run's curve as a ghost beside every later run.")
-    c[4].button("Clear ghosts", key=f"{lesson}_clear_ghosts", width="stretch",
+    c[5].button("Clear ghosts", key=f"{lesson}_clear_ghosts", width="stretch",
                 disabled=not history and st.session_state.get(_pin_key(lesson)) is None,
                 on_click=_clear, args=(lesson, run))
     upload = st.file_uploader("Load a run file (JSON) to replay it", type=["json"], key=f"{lesson}_load",

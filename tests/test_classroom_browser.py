@@ -196,4 +196,10 @@ def test_png_of_a_chart_at_presenter_size(server, browser):
     with page.expect_download() as info:
         chart.locator('[data-title="Download plot as a PNG"]').click()
     assert png_size(Path(info.value.path()).read_bytes()) == (1280, 720)
+    page = open_page(context, f"{server}/two_layer?tl_steps=30&two_layer_speed=max")  # the live chart's button
+    finish_two_layer(page)
+    with page.expect_download() as info:
+        page.get_by_role("button", name="PNG", exact=True).click()
+    assert info.value.suggested_filename == "two_layer-chart.png"
+    assert png_size(Path(info.value.path()).read_bytes()) == (1280, 720)
     context.close()
