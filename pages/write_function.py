@@ -27,13 +27,12 @@ st.markdown("Fill in `forward` and `backward`. **Check** runs `torch.autograd.gr
             "limit on time and memory.")
 init_state({"wf_challenge": CHALLENGES["relu"].title, "wf_plain": st_ace is None})
 ss = st.session_state
-ss.setdefault("wf_sources", {})
-ss.setdefault("wf_verdicts", {})
-ss.setdefault("wf_versions", {})
+for name in ("wf_sources", "wf_verdicts", "wf_versions", "wf_offered"):  # per challenge: code, verdict, editor
+    if name not in ss:
+        ss[name] = {}
 if "wf_solved" not in ss:  # once per session: the link may say which challenges were solved
     ss.wf_solved, warning = parse_solved(st.query_params.get("solved"))
     ss.wf_url_warning = warning
-ss.setdefault("wf_url_warning", "")
 share_with_lessons()
 shared_sandbox().start()  # warms up in the background while the student reads
 
@@ -58,7 +57,8 @@ def editor(ch) -> tuple[str, bool]:
     source = ss.wf_sources.setdefault(ch.key, ch.skeleton)
     if ss.wf_plain:
         key = f"wf_text_{ch.key}"
-        ss.setdefault(key, source)
+        if key not in ss:
+            ss[key] = source
         text = st.text_area("Your code", key=key, height=380)
         ss.wf_sources[ch.key] = text
         return text, st.button("Check", key="wf_check", type="primary")
@@ -118,11 +118,12 @@ with right:
 with left:
     source, wanted = editor(ch)
 if wanted:
+    ss.wf_url_warning = ""
     with st.spinner("Checking in the sandbox…"):
         ss.wf_verdicts[ch.key] = check(source, ch.key)
     if ss.wf_verdicts[ch.key].passed:
         ss.wf_solved = [k for k in CHALLENGES if k in {*ss.wf_solved, ch.key}]
-        if ch.key in ss.get("wf_offered", {}):  # already in use: lessons 2 and 5 get the new version
+        if ch.key in ss.wf_offered:  # already in use: lessons 2 and 5 get the new version
             offer(ch, source)
 verdict = ss.wf_verdicts.get(ch.key)
 if verdict is not None:
@@ -132,8 +133,8 @@ if verdict is not None and verdict.passed and ch.n_inputs == 1:
     st.subheader("Use it")
     if st.button("Use my Function in lessons 2 and 5", key="wf_use",
                  help="Adds it to the activation choices of lessons 2 and 5, for you only."):
-        ss.setdefault("wf_offered", {})[ch.key] = offer(ch, ss.wf_sources[ch.key])
-    if name := ss.get("wf_offered", {}).get(ch.key):
+        ss.wf_offered[ch.key] = offer(ch, ss.wf_sources[ch.key])
+    if name := ss.wf_offered.get(ch.key):
         st.success(f"Added **{plain(name)}**: pick it as the activation in lesson 2 or 5 and train.")
         c = st.columns(2)
         c[0].page_link("pages/two_layer.py", label="Open 2 · Two-layer net")
