@@ -339,7 +339,7 @@ def get_activation(name: str) -> Callable[[torch.Tensor], torch.Tensor]:
 # ---- Functions students wrote in lesson 6 (registered by studio/student_functions.py) ----
 
 STUDENT_ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {}  # name -> apply
-MAX_STUDENT_ACTIVATIONS = 256  # past this the oldest is dropped
+MAX_STUDENT_ACTIVATIONS = 1024  # past this the oldest is dropped (a class of 30 solving all 10: 300)
 _visible_student_names: Callable[[], Iterable[str]] = tuple  # which of them the caller may list
 
 
