@@ -20,6 +20,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 WORKER_HEADER = "x-studio-worker"
 RUNNING = ("starting", "running", "queued")
+GATEWAY = (502, 503, 504)  # the proxy's own answers: the chart waits and asks again
 
 
 @dataclass
@@ -82,6 +83,7 @@ class Student:
     titles: list[str] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
     workers: list[str] = field(default_factory=list)  # the worker that answered each request, in order
+    gateway: list[Response] = field(default_factory=list)  # the proxy's 502/503/504 answers to feed polls
     closed: asyncio.Event = field(default_factory=asyncio.Event)
     _finished: asyncio.Event = field(default_factory=asyncio.Event)
     _reader: asyncio.Task | None = None
@@ -192,12 +194,17 @@ class Student:
 
     async def follow(self, every: float = 0.1, on_poll=None) -> tuple[str, int]:
         """Poll the feed as the chart does until the run has ended; (its last status, polls that brought
-        new states). Raises if the feed answers anything but 200."""
+        new states). A 502/503/504 from the proxy is retried (as the chart does, up to 60 times); any other
+        answer but 200 raises FeedError."""
         data = self.chart or {}
         seq = max((s["seq"] for s in data.get("states") or []), default=-1)
         layout, progress = data.get("layout_id", ""), 0
         while True:
             response = await self.poll(seq, layout)
+            if response.status in GATEWAY and len(self.gateway) < 60:  # as the chart: keep asking
+                self.gateway.append(response)
+                await asyncio.sleep(0.5)
+                continue
             if response.status != 200:
                 raise FeedError(response)
             body = response.json()

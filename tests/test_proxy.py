@@ -1,0 +1,178 @@
+"""Every core: `python -m studio.serve` with 2 workers behind HAProxy, and a class of 20 going through it.
+
+Each student is a websocket client (tests/ws_client.py) that keeps cookies as a browser does. Checked:
+every session stays on one worker (HAProxy names the worker that answered each request), the live feed
+works through the proxy, and when one worker is killed mid-run its students get a clear answer (their
+websocket closes; their feed says the run is gone), a working page when they reload, and the other
+worker's students finish their runs. No timings are asserted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from tests.browser import ARTIFACTS, ROOT, free_port
+from tests.ws_client import FeedError, Student
+
+STUDENTS = 20
+HAVE_HAPROXY = shutil.which("haproxy") is not None
+pytestmark = pytest.mark.skipif(not HAVE_HAPROXY and not os.environ.get("CI"),
+                                reason="haproxy is not installed: bash scripts/install-test-deps.sh")
+
+
+def free_ports(n: int) -> int:
+    """The first of ``n`` consecutive free ports."""
+    for _ in range(50):
+        first = free_port()
+        if first + n < 65535 and all(_free(first + i) for i in range(1, n)):
+            return first
+    raise RuntimeError("no consecutive free ports")
+
+
+def _free(port: int) -> bool:
+    import socket
+
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+@contextlib.contextmanager
+def serve(workers: int = 2):
+    """``python -m studio.serve`` on free ports; yields (proxy URL, {worker name: pid}, log path)."""
+    assert HAVE_HAPROXY, "haproxy is not installed: bash scripts/install-test-deps.sh"
+    port, worker_port = free_port(), free_ports(workers)
+    ARTIFACTS.mkdir(exist_ok=True)
+    log_path = ARTIFACTS / f"serve-{port}.log"
+    log = open(log_path, "w")  # noqa: SIM115 - closed in finally
+    proc = subprocess.Popen([sys.executable, "-m", "studio.serve", "--workers", str(workers), "--port", str(port),
+                             "--worker-port", str(worker_port), "--address", "127.0.0.1"],
+                            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 300
+        while "studio.serve: ready:" not in log_path.read_text():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"studio.serve did not start; see {log_path}")
+            time.sleep(0.25)
+        yield url, worker_pids(log_path), log_path
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(20)
+        proc.kill()
+        log.close()
+
+
+def worker_pids(log_path) -> dict[str, int]:
+    """The newest pid of each worker, from studio.serve's own lines."""
+    pids = {}
+    for name, pid in re.findall(r"studio\.serve: worker (w\d+) pid (\d+)", log_path.read_text()):
+        pids[name] = int(pid)
+    return pids
+
+
+async def open_class(url: str) -> list[Student]:
+    students = [Student(url) for _ in range(STUDENTS)]
+    await asyncio.gather(*(s.open("logistic") for s in students))
+    return students
+
+
+def test_the_proxy_serves_the_app_and_pins_a_session_by_cookie():
+    with serve() as (url, pids, _):
+        assert set(pids) == {"w1", "w2"}
+        with urllib.request.urlopen(f"{url}/") as r:
+            worker, cookies = r.headers["X-Studio-Worker"], r.headers.get_all("Set-Cookie")
+        assert worker in pids
+        [cookie] = [c for c in cookies if c.startswith("STUDIO_WORKER=")]
+        assert cookie.startswith(f"STUDIO_WORKER={worker};") and "HttpOnly" in cookie
+        for _ in range(5):  # with the cookie, always the same worker; without, least connections
+            request = urllib.request.Request(f"{url}/_stcore/health", headers={"Cookie": f"STUDIO_WORKER={worker}"})
+            with urllib.request.urlopen(request) as r:
+                assert r.headers["X-Studio-Worker"] == worker
+                assert not [c for c in r.headers.get_all("Set-Cookie") or [] if c.startswith("STUDIO_WORKER=")]
+
+
+def test_a_class_of_twenty_through_the_proxy_survives_losing_a_worker():
+    with serve() as (url, pids, log_path):
+        asyncio.run(_class(url, pids))
+        deadline = time.monotonic() + 120  # the killed worker is started again
+        while worker_pids(log_path)["w2"] == pids["w2"] and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert "worker w2 (pid" in log_path.read_text() and worker_pids(log_path)["w2"] != pids["w2"]
+
+
+async def _class(url: str, pids: dict[str, int]) -> None:
+    students = await open_class(url)
+    for s in students:
+        assert not s.exceptions and s.titles and s.titles[-1].startswith("3 ·"), (s.titles, s.exceptions)
+        assert len(set(s.workers)) == 1, s.workers  # the page and its websocket: one worker
+    on = {name: [s for s in students if s.workers[0] == name] for name in pids}
+    assert all(on.values()), {k: len(v) for k, v in on.items()}  # both workers took part of the class
+
+    await asyncio.gather(*(s.set_speed("20") for s in students))  # runs of ~19 s: long enough to kill w2 mid-run
+    await asyncio.gather(*(s.click("Train") for s in students))
+    assert all(s.chart and s.chart.get("feed") for s in students), [s.chart for s in students]
+
+    # Everyone follows their run through the proxy; once every student has seen it running, w2 dies.
+    running, killed, before_kill = set(), asyncio.Event(), {}
+
+    def seen(student):
+        running.add(id(student))
+        if len(running) == len(students) and not killed.is_set():
+            before_kill.update({id(s): list(s.workers) for s in students})
+            os.kill(pids["w2"], signal.SIGKILL)
+            killed.set()
+
+    async def follow(s):
+        try:
+            return await s.follow(on_poll=seen)
+        except FeedError as exc:
+            return exc
+    results = await asyncio.gather(*(follow(s) for s in students))
+    assert killed.is_set(), "some run ended before every student had seen it running"
+    for s in students:  # page, websocket and every feed poll so far: one worker per student
+        assert len(set(before_kill[id(s)])) == 1 and len(before_kill[id(s)]) >= 3, before_kill[id(s)]
+
+    for s, result in zip(students, results, strict=True):
+        if s in on["w1"]:  # the others finish, on the worker they started on, with live progress
+            assert result == ("done", result[1]) and result[1] > 0, result
+            assert set(s.workers) == {"w1"} and not s.closed.is_set() and not s.exceptions
+        else:  # w2's students: their websocket closed, and the feed says in words that the run is gone
+            await asyncio.wait_for(s.closed.wait(), 30)
+            assert isinstance(result, FeedError) and result.response.status in (404, 410), result
+            assert "run" in result.response.json()["error"], result  # what the chart turns into "lost"
+            for page in s.gateway:  # a request caught by the kill: the proxy's page says what happened
+                assert "Reload the page" in page.body.decode(), page.body
+
+    answers = sorted({(r.response.status, r.response.body[:60]) for r in results if isinstance(r, FeedError)})
+    gateway = sorted({g.status for s in on["w2"] for g in s.gateway})
+    print(f"\n{len(on['w1'])} students on w1, {len(on['w2'])} on w2 (killed mid-run); w2's feed answered "
+          f"{gateway} from the proxy, then {answers}")
+
+    # w2's students reload: the same browser (same cookie), a working page on a live worker, a run that ends.
+    back = [Student(url, cookies=dict(s.cookies)) for s in on["w2"]]
+    await asyncio.gather(*(b.open("logistic") for b in back))
+    for b in back:
+        assert not b.exceptions and b.titles[-1].startswith("3 ·"), (b.titles, b.exceptions)
+        assert len(set(b.workers)) == 1, b.workers
+    await asyncio.gather(*(b.set_speed("max") for b in back))
+    await asyncio.gather(*(b.click("Train") for b in back))
+    for b, (status, _) in zip(back, await asyncio.gather(*(b.follow() for b in back)), strict=True):
+        assert status == "done" and len(set(b.workers)) == 1, (status, b.workers)
+    for s in students + back:
+        await s.close()
