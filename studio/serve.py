@@ -97,6 +97,11 @@ def healthy(url: str) -> bool:
         return False
 
 
+def find_haproxy(name: str) -> str | None:
+    """``name`` on the PATH, else in /usr/sbin (where Debian puts it, off a normal user's PATH)."""
+    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/usr/local/sbin")
+
+
 def listening(host: str, port: int) -> bool:
     try:
         with socket.create_connection((host, port), timeout=1):
@@ -123,7 +128,8 @@ class Cluster:
         say(f"worker {w.name} pid {w.proc.pid} on {w.url}" + (f" (start {w.starts})" if w.starts > 1 else ""))
 
     def start(self) -> None:
-        if shutil.which(self.opts.haproxy) is None:
+        haproxy = find_haproxy(self.opts.haproxy)
+        if haproxy is None:
             raise SystemExit(f"{self.opts.haproxy} is not installed: `apt-get install haproxy` (Debian, Ubuntu).")
         for w in self.workers:
             self._start_worker(w)
@@ -141,10 +147,10 @@ class Cluster:
         self._dir = Path(tempfile.mkdtemp(prefix="studio-serve-"))
         config = self._dir / "haproxy.cfg"
         config.write_text(haproxy_config(self.opts, self.workers), encoding="utf-8")
-        check = subprocess.run([self.opts.haproxy, "-c", "-q", "-f", str(config)], capture_output=True, text=True)
+        check = subprocess.run([haproxy, "-c", "-q", "-f", str(config)], capture_output=True, text=True)
         if check.returncode != 0:
             raise SystemExit(f"HAProxy refused {config}:\n{check.stdout}{check.stderr}")
-        self.haproxy = subprocess.Popen([self.opts.haproxy, "-db", "-f", str(config)])
+        self.haproxy = subprocess.Popen([haproxy, "-db", "-f", str(config)])
         scheme = "https" if self.opts.tls_cert else "http"
         host = "localhost" if self.opts.address in ("0.0.0.0", "::", "") else self.opts.address
         while not listening(host, self.opts.port):

@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -22,11 +21,12 @@ import urllib.request
 
 import pytest
 
+from studio.serve import find_haproxy
 from tests.browser import ARTIFACTS, ROOT, free_port
 from tests.ws_client import FeedError, Student
 
 STUDENTS = 20
-HAVE_HAPROXY = shutil.which("haproxy") is not None
+HAVE_HAPROXY = find_haproxy("haproxy") is not None
 pytestmark = pytest.mark.skipif(not HAVE_HAPROXY and not os.environ.get("CI"),
                                 reason="haproxy is not installed: bash scripts/install-test-deps.sh")
 
