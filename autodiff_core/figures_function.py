@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .figures_xray import legend_below
 from .theme import style
 
 
@@ -17,7 +18,7 @@ def function_figure(function: str, curve_x: Sequence[float], curve_y: Sequence[f
     from plotly.subplots import make_subplots
 
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
-                        subplot_titles=("forward: output = f(input)", "backward: grad_input per element"))
+                        subplot_titles=("forward", "backward"))
     fig.add_trace(go.Scatter(x=list(curve_x), y=list(curve_y), mode="lines", name=f"{reference_name}(x)",
                              line={"color": "#7f7f7f", "width": 2}), 1, 1)
     fig.add_trace(go.Scatter(x=list(x), y=list(output), mode="markers", name=f"{function}.forward at your x",
@@ -30,5 +31,4 @@ def function_figure(function: str, curve_x: Sequence[float], curve_y: Sequence[f
     fig.update_yaxes(title_text="output f(x)", row=1, col=1)
     fig.update_xaxes(title_text="element of the input", row=1, col=2)
     fig.update_yaxes(title_text="grad_input = ∂loss/∂x", row=1, col=2)
-    return style(fig, barmode="group", height=460, margin={"l": 70, "r": 20, "t": 50, "b": 70},
-                 legend={"orientation": "h", "y": -0.3, "font": {"size": 16}})
+    return style(fig, barmode="group", **legend_below(fig, 360))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,15 +20,25 @@ def _subplots(cols: int, titles: Sequence[str], **kw):
     return make_subplots(rows=1, cols=cols, subplot_titles=list(titles), **kw)
 
 
-def _finish(fig, height: int = 400, *, x_titles: Sequence[str] = (), y_titles: Sequence[str] = ()):
-    """The house look, a title on every axis, and the legend under the plots (below the axis titles)."""
+def legend_below(fig, height: int) -> dict:
+    """Layout for a legend at the very bottom of the figure, under the axis titles, with the bottom margin
+    grown to hold it (room for two entries a row, as on a phone), so legend and titles never overlap."""
+    entries = sum(1 for t in fig.data if t.showlegend is not False and t.name)
+    rows = math.ceil(entries / 2)
+    bottom = 75 + 28 * rows
+    return {"height": height + bottom, "margin": {"l": 70, "r": 20, "t": 60, "b": bottom},
+            "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0,
+                       "font": {"size": 16}}}
+
+
+def _finish(fig, height: int = 340, *, x_titles: Sequence[str] = (), y_titles: Sequence[str] = ()):
+    """The house look, a title on every axis, and the legend under the axis titles. ``height``: the plots'."""
     for col, text in enumerate(x_titles, 1):
         fig.update_xaxes(title_text=text, row=1, col=col)
     for col, text in enumerate(y_titles, 1):
         if text:
             fig.update_yaxes(title_text=text, row=1, col=col)
-    return style(fig, height=height, margin={"l": 70, "r": 20, "t": 60, "b": 80},
-                 legend={"orientation": "h", "y": -0.3, "yanchor": "top", "font": {"size": 16}})
+    return style(fig, **legend_below(fig, height))
 
 
 def jacobian_figure(report: GradcheckReport):
@@ -38,7 +49,7 @@ def jacobian_figure(report: GradcheckReport):
     labels = [f"x[{j}]={v:.3g}" for j, v in enumerate(report.input)]
     outs = [f"out[{i}]" for i in range(n)]
     lim = float(max(np.abs(report.analytical).max(), np.abs(report.numerical).max(), 1e-12))
-    fig = _subplots(2, ["analytical (your backward)", "numerical (finite differences)"], shared_yaxes=True)
+    fig = _subplots(2, ["analytical", "numerical"], shared_yaxes=True)
     for col, mat in ((1, report.analytical), (2, report.numerical)):
         fig.add_trace(go.Heatmap(z=mat, x=labels, y=outs, zmin=-lim, zmax=lim, colorscale="RdBu", reversescale=True,
                                  showscale=col == 2, hovertemplate="d %{y} / d %{x}: %{z:.6g}<extra></extra>"), 1, col)
@@ -49,7 +60,7 @@ def jacobian_figure(report: GradcheckReport):
                                      marker={"symbol": "x", "size": 14, "color": "black"}, name="mismatch",
                                      showlegend=col == 1), 1, col)
     fig.update_yaxes(autorange="reversed")
-    return _finish(fig, 400 + 12 * n, x_titles=["input x[j]", "input x[j]"], y_titles=["output i", ""])
+    return _finish(fig, 320 + 12 * n, x_titles=["input x[j]", "input x[j]"], y_titles=["output i", ""])
 
 
 def zero_grad_figure(with_zero: list[LogisticSnapshot], without: list[LogisticSnapshot], x: np.ndarray,
@@ -57,7 +68,7 @@ def zero_grad_figure(with_zero: list[LogisticSnapshot], without: list[LogisticSn
     """Final boundaries, losses, and weight sizes of the two runs."""
     import plotly.graph_objects as go
 
-    fig = _subplots(3, ["decision boundaries", "loss", "|w0| + |w1| + |b|"])
+    fig = _subplots(3, ["boundaries", "loss", "|w0|+|w1|+|b|"])
     for c in (0, 1):
         fig.add_trace(go.Scatter(x=x[y == c, 0], y=x[y == c, 1], mode="markers", name=f"class {c}",
                                  marker={"color": CLASS_COLORS[c], "size": 6, "opacity": 0.6}), 1, 1)
@@ -71,14 +82,14 @@ def zero_grad_figure(with_zero: list[LogisticSnapshot], without: list[LogisticSn
                                  mode="lines", line={"color": color, "width": 3}, showlegend=False), 1, 3)
     fig.update_xaxes(range=xr, row=1, col=1)
     fig.update_yaxes(range=yr, row=1, col=1)
-    return _finish(fig, 440, x_titles=["x₀", "iteration", "iteration"], y_titles=["x₁", "BCE loss", ""])
+    return _finish(fig, 340, x_titles=["x₀", "iteration", "iteration"], y_titles=["x₁", "BCE loss", ""])
 
 
 def sgd_figure(steps: list[SGDStep]):
     """Weights of the hand-updated and the optimizer-updated model, and the momentum buffer."""
     import plotly.graph_objects as go
 
-    fig = _subplots(2, ["weights: by hand (lines) vs torch.optim.SGD (dots)", "momentum buffer"])
+    fig = _subplots(2, ["weights", "momentum buffer"])
     it = [s.iteration for s in steps]
     for k, (name, color) in enumerate((("w0", "#1f77b4"), ("w1", "#ff7f0e"), ("b", "#2ca02c"))):
         fig.add_trace(go.Scatter(x=it, y=[s.manual[k] for s in steps], mode="lines", name=f"{name} by hand",
@@ -88,14 +99,14 @@ def sgd_figure(steps: list[SGDStep]):
         fig.add_trace(go.Scatter(x=it, y=[s.manual_buffer[k] for s in steps], mode="lines",
                                  name=f"{name}'s momentum buffer", line={"color": color, "width": 3, "dash": "dot"}),
                       1, 2)
-    return _finish(fig, 480, x_titles=["iteration", "iteration"], y_titles=["weight value", "buffer value"])
+    return _finish(fig, 340, x_titles=["iteration", "iteration"], y_titles=["weight value", "buffer value"])
 
 
 def relu_compare_figure(steps: list[ReluStep]):
     """Loss of the MyReLU and torch.relu runs overlaid, and the largest gradient difference per step."""
     import plotly.graph_objects as go
 
-    fig = _subplots(2, ["loss (log scale)", "largest |grad difference| per step"])
+    fig = _subplots(2, ["loss (log)", "|grad difference|"])
     t = [s.step for s in steps]
     fig.add_trace(go.Scatter(x=t, y=[s.loss_custom for s in steps], name="MyReLU", mode="lines",
                              line={"width": 4, "color": "#1f77b4"}), 1, 1)
@@ -108,4 +119,4 @@ def relu_compare_figure(steps: list[ReluStep]):
         fig.add_trace(go.Scatter(x=[s.step for s in zeros], y=[s.max_grad_diff for s in zeros], mode="markers",
                                  name="a pre-activation exactly 0", marker={"size": 12, "symbol": "star"}), 1, 2)
     fig.update_yaxes(type="log", row=1, col=1)
-    return _finish(fig, 440, x_titles=["step", "step"], y_titles=["loss", "|grad difference|"])
+    return _finish(fig, 340, x_titles=["step", "step"], y_titles=["loss", "largest per step"])

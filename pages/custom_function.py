@@ -49,7 +49,7 @@ def verdict(spec, cls: str, agree) -> str:
     """Forward and backward against the built-in, each said separately; a broken backward is never praised."""
     ref = spec.reference_name
     tol = (f"`torch.allclose` in {agree.dtype} (rtol={agree.rtol:g}, atol={agree.atol:g}); "
-           f"largest difference {agree.forward_diff:.1e} forward, {agree.backward_diff:.1e} backward")
+           f"largest difference {agree.forward_diff:.2g} forward, {agree.backward_diff:.2g} backward")
     forward = (f"**Forward agrees** with `{ref}` (row 2 against `{ref}(x)`)" if agree.forward_ok
                else f"**Forward differs** from `{ref}` (row 2 against `{ref}(x)`)")
     if not agree.backward_ok:
