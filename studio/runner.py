@@ -163,7 +163,7 @@ class LiveRun:
         with self._lock:
             if self._stop.is_set():  # stopped: what is shown stays as it was when Stop was pressed
                 return
-            if not self.snapshots:
+            if self.count == 0:  # a run may start with snapshots it carries on from (the playground's)
                 self._kept = max(100, min(MAX_KEPT, KEPT_BYTES // max(1, _size(snap))))
             self.snapshots.append(snap)
             self.count += 1
