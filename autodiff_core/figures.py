@@ -43,9 +43,9 @@ def _payload(run_id, status, status_text, layout, base, curves, states, *, heigh
       given ``seq`` never changes: the live feed encodes each once and sends it once per chart.
     * ``curves``: ``{trace index: {"x": steps ascending, "y": ...}}``, the whole run so far. The feed sends
       only the points after the chart's newest ``seq``, so x must be in the same units as ``seq``.
-    * ``layout`` may change as the run goes (an axis range, say), and so may the styles of the ``base``
-      traces: the feed resends both when either does. The data in ``base`` (the points) must not change
-      during a run: it is sent with the script run, and again only with a changed layout or style.
+    * ``layout`` may change as the run goes (an axis range, say): the feed resends it when it does. So may
+      the styles of the ``base`` traces (then the feed resends them, points and all), but not their data:
+      the points are sent with the script run, and again only if a trace's style changes.
 
     ``max_behind``: pending states beyond which the browser jumps ahead instead of painting each.
     ``surface``: colours for a state's ``surface`` (a probability grid drawn under the x/y axes)."""
@@ -129,19 +129,28 @@ def logistic_metrics(s: LogisticSnapshot) -> list[list[str]]:
             ["w0", f"{s.w0:.3f}"], ["w1", f"{s.w1:.3f}"], ["b", f"{s.b:.3f}"]]
 
 
-def _logistic_layout(x: np.ndarray, max_iterations: int, max_loss: float = 1.0) -> dict:
+LIVE_HEIGHT, REPLAY_HEIGHT = 760, 980  # the same plot area: the replay adds a title above, buttons below
+
+
+def _logistic_layout(x: np.ndarray, last_iteration: int, max_loss: float = 1.0, *, top: int = 110,
+                     bottom: int = 60) -> dict:
+    """The points above, loss and accuracy below: one column that fits a phone and a projector alike.
+
+    The scatter keeps equal units on both axes, so the boundary's angle is the true one. The legend sits
+    above the points; the loss and accuracy curves are named by their axis titles, in their colours."""
     xr, yr = data_ranges(x)
     return {
-        "template": "plotly_white", "font": FONT, "margin": {"l": 55, "r": 55, "t": 30, "b": 55},
-        "xaxis": {"domain": [0, 0.55], "range": xr, "title": {"text": "x₀"}, "zeroline": False},
-        "yaxis": {"range": yr, "title": {"text": "x₁"}, "zeroline": False},
-        "xaxis2": {"domain": [0.66, 1], "anchor": "y2", "range": [0, max(max_iterations - 1, 1)],
-                   "title": {"text": "iteration"}},
-        "yaxis2": {"anchor": "x2", "title": {"text": "BCE loss"}, "range": [0, _nice_ceiling(max_loss)]},
+        **base_layout(), "margin": {"l": 70, "r": 70, "t": top, "b": bottom},
+        "xaxis": {"range": xr, "title": {"text": "x₀"}, "zeroline": False, "constrain": "domain"},
+        "yaxis": {"domain": [0.42, 1], "range": yr, "title": {"text": "x₁"}, "zeroline": False,
+                  "scaleanchor": "x", "scaleratio": 1, "constrain": "domain"},
+        "xaxis2": {"anchor": "y2", "range": [0, max(last_iteration, 1)], "title": {"text": "iteration"}},
+        "yaxis2": {"domain": [0, 0.27], "anchor": "x2", "range": [0, _nice_ceiling(max_loss)],
+                   "title": {"text": "BCE loss", "font": {"color": LOSS_COLOR}}},
         "yaxis3": {"anchor": "x2", "overlaying": "y2", "side": "right", "range": [0, 1.02],
-                   "tickvals": [0, 0.25, 0.5, 0.75, 1], "title": {"text": "accuracy"}, "tickformat": ".0%",
-                   "showgrid": False},
-        "legend": {"orientation": "h", "y": 1.08, "x": 0},
+                   "tickvals": [0, 0.5, 1], "tickformat": ".0%", "showgrid": False,
+                   "title": {"text": "accuracy", "font": {"color": ACCURACY_COLOR}}},
+        "legend": {"orientation": "h", "x": 0.5, "xanchor": "center", "y": 1.02, "yanchor": "bottom"},
         "uirevision": "keep",
     }
 
@@ -161,9 +170,9 @@ def _logistic_base(x: np.ndarray, y: np.ndarray) -> list[dict]:
     return points + [
         {"type": "scatter", "mode": "lines", "name": "decision boundary", "x": [], "y": [],
          "line": {"color": "#2ca02c", "width": 4}},
-        {"type": "scatter", "mode": "lines", "name": "loss", "xaxis": "x2", "yaxis": "y2",
-         "line": {"color": LOSS_COLOR, "width": 3}},
-        {"type": "scatter", "mode": "lines", "name": "accuracy", "xaxis": "x2", "yaxis": "y3",
+        {"type": "scatter", "mode": "lines", "name": "loss", "xaxis": "x2", "yaxis": "y2", "showlegend": False,
+         "line": {"color": LOSS_COLOR, "width": 3}},  # named by its axis title, in its colour
+        {"type": "scatter", "mode": "lines", "name": "accuracy", "xaxis": "x2", "yaxis": "y3", "showlegend": False,
          "line": {"color": ACCURACY_COLOR, "width": 3, "dash": "dot"}},
     ]
 
@@ -172,46 +181,20 @@ def logistic_live_payload(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: n
                           status: str, status_text: str, max_iterations: int) -> dict:
     """Points, the moving boundary, and loss and accuracy curves beside them."""
     good = [s for s in snaps if not s.diverged]
-    layout = _logistic_layout(x, max_iterations, max((s.loss for s in good), default=1.0))
+    layout = _logistic_layout(x, max_iterations - 1, max((s.loss for s in good), default=1.0))
+    span = _boundary_span(layout["xaxis"]["range"])
     curves = {3: {"x": [s.iteration for s in good], "y": [s.loss for s in good]},
               4: {"x": [s.iteration for s in good], "y": [s.accuracy for s in good]}}
-    states = [{"seq": s.iteration, "step": s.iteration, "traces": {2: boundary_line(s, layout["xaxis"]["range"])},
+    states = [{"seq": s.iteration, "step": s.iteration, "traces": {2: boundary_line(s, span)},
                "caption": logistic_caption(s), "metrics": logistic_metrics(s)} for s in good[-WINDOW:]]
-    return _payload(run_id, status, status_text, layout, _logistic_base(x, y), curves, states, height=460,
-                    empty_caption="Press Train to start.")
+    return _payload(run_id, status, status_text, layout, _logistic_base(x, y), curves, states,
+                    height=LIVE_HEIGHT, empty_caption="Press Train to start.")
 
 
 def replay_caption(s: LogisticSnapshot) -> str:
-    """The tutorial's caption on two lines, so it fits a phone: iteration, accuracy and loss; the weights."""
-    return (f"Iteration: {s.iteration}   accuracy: {s.accuracy:.2%}   Loss={s.loss:.4f}<br>"
+    """The tutorial's caption on three short lines, so it fits a phone."""
+    return (f"Iteration: {s.iteration}<br>accuracy: {s.accuracy:.2%}   Loss={s.loss:.4f}<br>"
             f"w0: {s.w0:.2f}   w1: {s.w1:.2f}   b: {s.b:.2f}")
-
-
-REPLAY_HEIGHT = 900
-REPLAY_MARGIN = {"l": 70, "r": 70, "t": 150, "b": 200}
-
-
-def _replay_layout(x: np.ndarray, last_iteration: int, max_loss: float) -> dict:
-    """The points above, loss and accuracy below: one column that fits a phone and a projector alike.
-
-    The scatter keeps equal units on both axes (a square plot centred in the width), so the boundary's
-    angle is the true one. The legend sits between the title and the points; the loss and accuracy
-    curves are named by their axis titles, in their colours."""
-    xr, yr = data_ranges(x)
-    return {
-        "height": REPLAY_HEIGHT, "margin": REPLAY_MARGIN,
-        "xaxis": {"range": xr, "title": {"text": "x₀"}, "zeroline": False, "constrain": "domain"},
-        "yaxis": {"domain": [0.45, 1], "range": yr, "title": {"text": "x₁"}, "zeroline": False,
-                  "scaleanchor": "x", "scaleratio": 1, "constrain": "domain"},
-        "xaxis2": {"anchor": "y2", "range": [0, max(last_iteration, 1)], "title": {"text": "iteration"}},
-        "yaxis2": {"domain": [0, 0.25], "anchor": "x2", "range": [0, _nice_ceiling(max_loss)],
-                   "title": {"text": "BCE loss", "font": {"color": LOSS_COLOR}}},
-        "yaxis3": {"anchor": "x2", "overlaying": "y2", "side": "right", "range": [0, 1.02],
-                   "tickvals": [0, 0.5, 1], "tickformat": ".0%", "showgrid": False,
-                   "title": {"text": "accuracy", "font": {"color": ACCURACY_COLOR}}},
-        "legend": {"orientation": "h", "x": 0.5, "xanchor": "center", "y": 1.02, "yanchor": "bottom"},
-        "title": {"x": 0.5, "xanchor": "center", "y": 0.985, "yanchor": "top", "yref": "container"},
-    }
 
 
 def logistic_replay_figure(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: np.ndarray,
@@ -224,7 +207,7 @@ def logistic_replay_figure(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: 
 
     good = [s for s in snaps if not s.diverged]
     last = good[-1].iteration if good else max_iterations - 1
-    layout = _replay_layout(x, last, max((s.loss for s in good), default=1.0))
+    layout = _logistic_layout(x, last, max((s.loss for s in good), default=1.0), top=190, bottom=200)
     xr = _boundary_span(layout["xaxis"]["range"])
     frames = []
     for s in thin(good):
@@ -234,15 +217,14 @@ def logistic_replay_figure(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: 
             go.Scatter(x=[t.iteration for t in upto], y=[t.loss for t in upto]),
             go.Scatter(x=[t.iteration for t in upto], y=[t.accuracy for t in upto]),
         ], layout={"title": {"text": replay_caption(s)}}))
-    base = _logistic_base(x, y)
-    for trace in base[3:]:
-        trace["showlegend"] = False  # named by their coloured axis titles
-    fig = go.Figure(data=base, layout=layout, frames=frames)
+    fig = go.Figure(data=_logistic_base(x, y), layout=layout, frames=frames)
     if frames:  # start on the final state; Play runs from the beginning
         for i, update in zip((2, 3, 4), frames[-1].data, strict=True):
             fig.data[i].update(x=update.x, y=update.y)
     style(fig)
-    fig.update_layout(title_text=frames[-1].layout.title.text if frames else "",
+    fig.update_layout(height=REPLAY_HEIGHT, title={"text": frames[-1].layout.title.text if frames else "",
+                                                   "x": 0.5, "xanchor": "center", "y": 1, "yanchor": "top",
+                                                   "yref": "container", "pad": {"t": 26}},
                       updatemenus=[_play_pause(redraw=True, x=0, y=-0.16)],
                       sliders=[_slider([f.name for f in frames], x=0, length=1, y=-0.23, redraw=True)])
     return fig

@@ -143,7 +143,7 @@ def test_logistic_run_becomes_an_animation_with_the_tutorial_caption(app):
     assert run.status == "done" and run.last.iteration == 380
     fig = figure(app, "logistic_replay")
     assert len(fig["frames"]) == 20 and fig["frames"][-1]["name"] == "380"
-    assert fig["layout"]["title"]["text"] == ("Iteration: 380   accuracy: 99.50%   Loss=0.0493<br>"
+    assert fig["layout"]["title"]["text"] == ("Iteration: 380<br>accuracy: 99.50%   Loss=0.0493<br>"
                                               "w0: -1.41   w1: -1.48   b: 1.93")
     assert [b["label"] for b in fig["layout"]["updatemenus"][0]["buttons"]] == ["▶ Play", "❚❚ Pause"]
     assert len(fig["layout"]["sliders"][0]["steps"]) == 20

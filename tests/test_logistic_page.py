@@ -13,7 +13,7 @@ def test_every_replay_frame_carries_its_own_caption_and_play_continues(app):
     for frame in fig["frames"]:
         s = by_name[frame["name"]]
         title = frame["layout"]["title"]["text"]
-        assert title.startswith(f"Iteration: {s.iteration}   accuracy: {s.accuracy:.2%}   Loss={s.loss:.4f}")
+        assert title.startswith(f"Iteration: {s.iteration}<br>accuracy: {s.accuracy:.2%}   Loss={s.loss:.4f}<br>")
     assert fig["layout"]["title"]["text"] == fig["frames"][-1]["layout"]["title"]["text"]
     play, pause = fig["layout"]["updatemenus"][0]["buttons"]
     assert play["args"][1]["fromcurrent"] and play["args"][1]["frame"]["redraw"]  # redraw: the title follows
