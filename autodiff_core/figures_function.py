@@ -17,7 +17,7 @@ def function_figure(function: str, curve_x: Sequence[float], curve_y: Sequence[f
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.16,
                         subplot_titles=("forward", "backward"))
     fig.add_trace(go.Scatter(x=list(curve_x), y=list(curve_y), mode="lines", name=f"{reference_name}(x)",
                              line={"color": "#7f7f7f", "width": 2}), 1, 1)
@@ -28,7 +28,7 @@ def function_figure(function: str, curve_x: Sequence[float], curve_y: Sequence[f
     fig.add_trace(go.Bar(x=labels, y=list(reference_grad), name=f"{reference_name} backward",
                          marker_color="#ff7f0e"), 1, 2)
     fig.update_xaxes(title_text="input x", row=1, col=1)
-    fig.update_yaxes(title_text="output f(x)", row=1, col=1)
-    fig.update_xaxes(title_text="element of the input", row=1, col=2)
-    fig.update_yaxes(title_text="grad_input = ∂loss/∂x", row=1, col=2)
+    fig.update_yaxes(title_text="f(x)", row=1, col=1)
+    fig.update_xaxes(title_text="element", row=1, col=2)
+    fig.update_yaxes(title_text="grad_input", row=1, col=2)
     return style(fig, barmode="group", **legend_below(fig, 360))

@@ -52,7 +52,7 @@ def shot(page, name: str, size: tuple[int, int]) -> None:
     """The whole page: the app scrolls inside its own container, so the viewport is grown to fit it."""
     page.wait_for_timeout(800)  # let charts and the graph finish drawing
     page.set_viewport_size({"width": size[0], "height": max(size[1], page.evaluate(FULL_HEIGHT))})
-    page.wait_for_timeout(400)
+    page.wait_for_timeout(1200)  # tables repaint their canvas after the resize
     page.screenshot(path=str(ARTIFACTS / f"{name}-{size[0]}x{size[1]}.png"))
     page.set_viewport_size({"width": size[0], "height": size[1]})
     page.wait_for_timeout(300)
