@@ -257,26 +257,3 @@ def _slider(names: list[str], *, x: float = 0.25, length: float = 0.75, y: float
             "steps": [{"label": n, "method": "animate",
                        "args": [[n], {"mode": "immediate", "frame": {"duration": 0, "redraw": redraw},
                                       "transition": {"duration": 0}}]} for n in names]}
-
-
-# ---- one Function, one forward and backward ----
-
-def function_figure(name: str, curve_x: Sequence[float], curve_y: Sequence[float], x: Sequence[float],
-                    output: Sequence[float], grad_input: Sequence[float], reference_grad: Sequence[float],
-                    reference_name: str):
-    """Left: the function and the student's points. Right: backward's grad_input beside the built-in's."""
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("forward: output = f(input)",
-                                                        "backward: grad_input per element"))
-    fig.add_trace(go.Scatter(x=list(curve_x), y=list(curve_y), mode="lines", name=f"{name} forward",
-                             line={"color": "#7f7f7f", "width": 2}), 1, 1)
-    fig.add_trace(go.Scatter(x=list(x), y=list(output), mode="markers", name="your inputs",
-                             marker={"size": 12, "color": "#1f77b4"}), 1, 1)
-    labels = [f"x[{i}]={v:g}" for i, v in enumerate(x)]
-    fig.add_trace(go.Bar(x=labels, y=list(grad_input), name=f"{name}.backward", marker_color="#1f77b4"), 1, 2)
-    fig.add_trace(go.Bar(x=labels, y=list(reference_grad), name=reference_name, marker_color="#ff7f0e"), 1, 2)
-    fig.update_layout(template="plotly_white", font=FONT, barmode="group", height=420,
-                      margin={"l": 50, "r": 20, "t": 50, "b": 60}, legend={"orientation": "h", "y": -0.2})
-    return fig
