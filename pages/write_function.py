@@ -63,8 +63,11 @@ def editor(ch) -> tuple[str, bool]:
         ss.wf_sources[ch.key] = text
         return text, st.button("Check", key="wf_check", type="primary")
     st.caption("Press **Apply** (or Ctrl+Enter) under the editor to check your code.")
+    last = ss.wf_verdicts.get(ch.key)
+    marks = [{"row": last.error_line - 1, "column": 0, "type": "error", "text": last.reasons[0]}] \
+        if last is not None and last.error_line else []
     text = st_ace(value=source, language="python", theme="chrome", font_size=16, min_lines=16, tab_size=4,
-                  key=f"wf_ace_{ch.key}_{ss.wf_versions.get(ch.key, 0)}", auto_update=False)
+                  key=f"wf_ace_{ch.key}_{ss.wf_versions.get(ch.key, 0)}", auto_update=False, annotations=marks)
     if isinstance(text, str) and text != source:
         ss.wf_sources[ch.key] = text
         return text, True
@@ -125,6 +128,8 @@ if wanted:
         ss.wf_solved = [k for k in CHALLENGES if k in {*ss.wf_solved, ch.key}]
         if ch.key in ss.wf_offered:  # already in use: lessons 2 and 5 get the new version
             offer(ch, source)
+    if ss.wf_verdicts[ch.key].error_line and not ss.wf_plain:
+        st.rerun()  # once more, so the editor marks the line
 verdict = ss.wf_verdicts.get(ch.key)
 if verdict is not None:
     show_verdict(ch, verdict)

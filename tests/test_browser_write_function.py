@@ -1,5 +1,6 @@
-"""Lesson 6 in headless Chromium: a student types ReLU wrongly, then rightly, in the code editor and sees
-both verdicts. Nothing is fetched from outside the machine (the editor's JavaScript ships in its wheel)."""
+"""Lesson 6 in headless Chromium: a student types ReLU wrongly, then with a forbidden call (refused, and the
+editor marks its line), then rightly, in the code editor, and sees each verdict. Nothing is fetched from
+outside the machine (the editor's JavaScript ships in its wheel)."""
 
 from __future__ import annotations
 
@@ -64,6 +65,13 @@ def test_a_wrong_relu_then_a_right_one(page):
     charts.first.scroll_into_view_if_needed()
     charts.first.screenshot(path=str(ARTIFACTS / "lesson6-wrong-relu-jacobians.png"))
     charts.nth(1).screenshot(path=str(ARTIFACTS / "lesson6-wrong-relu-curve.png"))
+
+    type_code(page, RELU.replace("(input,) = ctx.saved_tensors", "(input,) = ctx.saved_tensors\n"
+                                 "        y = open(input)"))
+    verdict(page, "Your code was not run")
+    assert "Line 10: you can call" in alerts(page) and "not `open`" in alerts(page)
+    page.frame_locator(EDITOR).locator(".ace_gutter-cell.ace_error").wait_for(timeout=30_000)
+    assert page.frame_locator(EDITOR).locator(".ace_gutter-cell.ace_error").inner_text().strip() == "10"
 
     type_code(page, RELU)
     verdict(page, "gradcheck passed")
