@@ -82,6 +82,8 @@ with tabs[1]:
     for label, t in traces.items():
         st.markdown(f"**{label}**")
         st.dataframe(inspector_table(t), hide_index=True, width="stretch")
+        st.caption(f"ctx.needs_input_grad = {t.needs_input_grad}; saved tensors: "
+                   + ", ".join(f"shape {s.shape}, {s.dtype}, on {s.device}" for s in t.saved) + ".")
     a, b = (t.grad_input for t in traces.values())
     if a == b:
         st.success("Both forms return the same grad_input.")
