@@ -176,3 +176,47 @@ async def _class(url: str, pids: dict[str, int]) -> None:
         assert status == "done" and len(set(b.workers)) == 1, (status, b.workers)
     for s in students + back:
         await s.close()
+
+
+@pytest.mark.browser
+def test_in_the_browser_a_killed_worker_s_student_is_told_and_a_reload_works():
+    """What a student sees: a run going through the proxy, its worker killed. The live chart says the run
+    was lost (it reads that from the feed, which a live worker answers now); a reload gives a working page
+    on a live worker, and a new run there finishes."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import launch, set_speed, wait_idle
+
+    with serve() as (url, pids, _), sync_playwright() as p:
+        browser = launch(p)
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        page = context.new_page()
+        page.goto(f"{url}/logistic")
+        wait_idle(page)
+        set_speed(page, "5")  # a run of over a minute: it is surely going when the worker dies
+        page.get_by_role("button", name="Train").click()
+        page.wait_for_selector('.studio-live[data-status="running"]', timeout=120_000)
+        [worker] = [c["value"] for c in context.cookies() if c["name"] == "STUDIO_WORKER"]
+        os.kill(pids[worker], signal.SIGKILL)
+        page.wait_for_selector('.studio-live[data-status="lost"]', timeout=60_000)
+        told = page.locator(".studio-live .studio-status").inner_text()
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "proxy-worker-killed.png"))
+        assert "lost" in told.lower(), told
+
+        page.reload()
+        wait_idle(page)
+        assert page.locator("h1").first.inner_text().startswith("3 ·")
+        assert page.locator('[data-testid="stException"]').count() == 0
+        set_speed(page, "max")
+        page.get_by_role("button", name="Train").click()
+        page.wait_for_selector('.studio-live[data-status="running"], .studio-live[data-status="done"]',
+                               timeout=120_000)
+        page.wait_for_function("() => !document.querySelector('.studio-live[data-status=\"running\"]')",
+                               timeout=120_000)
+        wait_idle(page)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        [now] = [c["value"] for c in context.cookies() if c["name"] == "STUDIO_WORKER"]
+        page.screenshot(path=str(ARTIFACTS / "proxy-after-reload.png"))
+        browser.close()
+    print(f"\nkilled {worker}; the page said {told!r}; after the reload it ran on {now}")
