@@ -235,6 +235,8 @@ def _regional(yours, right, x, where, name) -> str:
 
 def _diagnose_many(c, xs, g, grads, right) -> list[str]:
     names = ["a", "b", "c"]
+    if len(grads) == 2 and _same(grads[0], right[1]) and _same(grads[1], right[0]):
+        return ["The two gradients are swapped: return them in the order of forward's inputs, a's first."]
     out = []
     for k, (yours, want) in enumerate(zip(grads, right, strict=True)):
         n = names[k]

@@ -317,3 +317,48 @@ def test_an_error_in_student_code_gives_its_line_not_our_stack():
     assert not verdict.passed and verdict.error_line is not None
     assert verdict.reasons[0].startswith(f"Line {verdict.error_line}: ")
     assert "Traceback" not in verdict.reasons[0] and "autodiff_core" not in verdict.reasons[0]
+
+
+def solution(key: str, old: str, new: str) -> str:
+    source = CHALLENGES[key].solution
+    assert old in source
+    return source.replace(old, new)
+
+
+VERDICTS = {  # a classic mistake -> the words the verdict must say
+    "forgot grad_output": ("relu", solution("relu", "grad_output.clone()", "torch.ones_like(input)"),
+                           "forgot grad_output"),
+    "wrong sign where input < 0": ("leaky_relu", solution("leaky_relu", "1.0, 0.01)", "1.0, -0.01)"),
+                                   "Wrong sign where input < 0"),
+    "derivative of the wrong function": ("tanh", solution("tanh", "ctx.save_for_backward(t)",
+                                                          "ctx.save_for_backward(input)"),
+                                         "derivative of the wrong function"),
+    "sign error everywhere": ("sigmoid", solution("sigmoid", "s * (1 - s)", "s * (s - 1)"), "Wrong sign"),
+    "comparison flipped": ("relu", solution("relu", "input < 0] = 0", "input > 0] = 0"), "comparison is flipped"),
+    "gradients swapped": ("multiply", solution("multiply", "return grad_a, grad_b", "return grad_b, grad_a"),
+                          "swapped"),
+}
+
+
+@pytest.mark.parametrize("name", list(VERDICTS))
+def test_the_verdict_names_the_classic_mistake(name):
+    key, source, words = VERDICTS[name]
+    verdict = judge(source, key)
+    assert not verdict.passed and verdict.gradcheck_passed is False
+    assert any(words in reason for reason in verdict.reasons), verdict.reasons
+    assert verdict.mismatch.any()
+
+
+def test_a_forward_that_differs_from_the_reference_fails_even_when_gradcheck_passes():
+    verdict = judge(solution("relu", "input.clamp(min=0)", "input.clamp(min=0) + 1"), "relu")
+    assert verdict.gradcheck_passed and not verdict.passed
+    assert any("differs from torch.relu" in note for note in verdict.notes)
+
+
+def test_kinks_are_shown_apart_with_both_one_sided_slopes():
+    verdict = judge(CHALLENGES["clamp"].solution, "clamp")
+    assert [k.x for k in verdict.kinks] == [-1.0, 1.0]
+    assert [round(k.left, 3) for k in verdict.kinks] == [0.0, 1.0]
+    assert [round(k.right, 3) for k in verdict.kinks] == [1.0, 0.0]
+    checked = [float(label.split("=")[1]) for label in verdict.input_labels]
+    assert all(abs(abs(x) - 1) >= 0.1 - 1e-12 for x in checked)  # gradcheck's points keep off both kinks
