@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -52,17 +53,18 @@ def _free(port: int) -> bool:
 
 
 @contextlib.contextmanager
-def serve(workers: int = 2):
+def serve(workers: int = 2, tls_cert=None):
     """``python -m studio.serve`` on free ports; yields (proxy URL, {worker name: pid}, log path)."""
     assert HAVE_HAPROXY, "haproxy is not installed: bash scripts/install-test-deps.sh"
     port, worker_port = free_port(), free_ports(workers)
     ARTIFACTS.mkdir(exist_ok=True)
     log_path = ARTIFACTS / f"serve-{port}.log"
     log = open(log_path, "w")  # noqa: SIM115 - closed in finally
+    tls = ["--tls-cert", str(tls_cert)] if tls_cert else []
     proc = subprocess.Popen([sys.executable, "-m", "studio.serve", "--workers", str(workers), "--port", str(port),
-                             "--worker-port", str(worker_port), "--address", "127.0.0.1"],
+                             "--worker-port", str(worker_port), "--address", "127.0.0.1", *tls],
                             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
+    url = f"{'https' if tls_cert else 'http'}://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 300
         while "studio.serve: ready:" not in log_path.read_text():
@@ -105,6 +107,31 @@ def test_the_proxy_serves_the_app_and_pins_a_session_by_cookie():
             with urllib.request.urlopen(request) as r:
                 assert r.headers["X-Studio-Worker"] == worker
                 assert not [c for c in r.headers.get_all("Set-Cookie") or [] if c.startswith("STUDIO_WORKER=")]
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl makes the test's certificate")
+def test_haproxy_terminates_tls_for_the_page_the_websocket_and_the_cookie(tmp_path):
+    import ssl
+
+    import websockets
+
+    key, crt, pem = tmp_path / "key.pem", tmp_path / "crt.pem", tmp_path / "studio.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", crt,
+                    "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    pem.write_bytes(crt.read_bytes() + key.read_bytes())
+    trust = ssl.create_default_context(cafile=str(crt))
+    with serve(workers=1, tls_cert=pem) as (url, _, _):
+        with urllib.request.urlopen(f"{url}/logistic", context=trust) as r:
+            assert r.status == 200 and "Strict-Transport-Security" in r.headers
+            [cookie] = [c for c in r.headers.get_all("Set-Cookie") if c.startswith("STUDIO_WORKER=")]
+        assert "Secure" in cookie and "HttpOnly" in cookie
+
+        async def stream():
+            async with websockets.connect(url.replace("https", "wss") + "/_stcore/stream", ssl=trust,
+                                          subprotocols=["streamlit"]) as ws:
+                return ws.response.status_code
+        assert asyncio.run(stream()) == 101
 
 
 def test_a_class_of_twenty_through_the_proxy_survives_losing_a_worker():
