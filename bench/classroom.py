@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.browser import streamlit_server  # noqa: E402
 
 FEED_MS = 100  # as live_chart.js: the pause between one feed response and the next request
-RUNNING = ("starting", "running")
+RUNNING = ("queued", "starting", "running")
 
 
 @dataclass
@@ -56,6 +56,7 @@ class Student:
     polls: int = 0
     progress: int = 0  # feed responses, while the run went, that brought new states
     feed_bytes: list = field(default_factory=list)
+    final: str = ""  # the status the feed gave when the run ended
 
     async def connect(self) -> None:
         url = self.base.replace("http", "ws", 1) + "/_stcore/stream"
@@ -162,6 +163,7 @@ class Student:
                 self.seq = max(self.seq, max(s["seq"] for s in new))
             self.layout_id = data.get("layout_id", self.layout_id)
             if data.get("status") not in RUNNING:
+                self.final = data.get("status", "")
                 return time.monotonic()
             if new:
                 self.progress += 1

@@ -8,8 +8,8 @@ A page publishes a running ``LiveRun`` with the function that turns it into the 
 same function that draws it in the script run). The URL holds the run's secret token. The script run
 gives the chart everything once (layout, base traces such as the points, curves, recent states);
 after that the chart asks ``?after=<seq>&layout=<id>`` and gets only what is new since its newest
-state: new states, the curve points after that step, and the layout and base traces only when the
-layout or the traces' styles changed (the points in them are then sent again, once).
+state: new states, the curve points after that step, the layout only when it changed, and the base
+traces (the points) only when their styles changed.
 
 Costs, whatever the number of tabs reading a run: the payload is built at most once per new batch of
 states (or every ``STATUS_EVERY`` s, for the status line's clock), each state is encoded to JSON once,
@@ -100,35 +100,35 @@ def _dumps(value) -> bytes:
     return json.dumps(value, separators=(",", ":"), allow_nan=False).encode()
 
 
-def _shape(layout, base) -> bytes:
-    """The layout and the traces' styles (not their data): what a chart redraws in full when it changes."""
-    styles = [{k: v for k, v in t.items() if k not in ("x", "y", "z")} if isinstance(t, dict) else t
-              for t in base or []]
-    return _dumps([layout, styles])
+def _styles(base) -> bytes:
+    """The base traces' styles, not their data: a change means a full redraw with the traces sent again."""
+    return _dumps([{k: v for k, v in t.items() if k not in ("x", "y", "z")} if isinstance(t, dict) else t
+                   for t in base or []])
 
 
 def layout_id(layout, base=None) -> str:
-    """A short name for a chart's layout and trace styles: the chart sends it back with each poll, and
-    gets them again (the base traces with their points too) only when they changed."""
-    return f"{zlib.crc32(_shape(layout, base)):08x}"
+    """A short name for a chart's layout and its base traces' styles ("<layout>-<styles>"). The chart
+    sends it back with each poll and gets the layout again only when it changed, and the base traces
+    (with their points) only when their styles changed."""
+    return f"{zlib.crc32(_dumps(layout)):08x}-{zlib.crc32(_styles(base)):08x}"
 
 
 class _Built:
     """One build of a run's payload, encoded for answering polls; never changed once made."""
 
-    __slots__ = ("key", "at", "head", "shape", "layout", "base", "layout_id", "states", "newest", "curves", "idle",
+    __slots__ = ("key", "at", "head", "layout", "base", "styles", "layout_id", "states", "newest", "curves", "idle",
                  "full")
 
     def __init__(self, key, data: dict, previous: _Built | None) -> None:
         self.key, self.at, self.full = key, time.perf_counter(), data
         self.head = _dumps({"run": data.get("run"), "status": data.get("status"),
                             "status_text": data.get("status_text", "")})[1:-1]
-        self.shape = _shape(data.get("layout"), data.get("base"))
-        if previous is not None and previous.shape == self.shape:
-            self.layout, self.base, self.layout_id = previous.layout, previous.base, previous.layout_id
-        else:  # encoded once per change: the base traces may hold thousands of points
-            self.layout, self.base = _dumps(data.get("layout")), _dumps(data.get("base"))
-            self.layout_id = f"{zlib.crc32(self.shape):08x}"
+        self.layout, self.styles = _dumps(data.get("layout")), _styles(data.get("base"))
+        if previous is not None and previous.styles == self.styles:
+            self.base = previous.base
+        else:  # encoded once per change of style: the base traces may hold thousands of points
+            self.base = _dumps(data.get("base"))
+        self.layout_id = f"{zlib.crc32(self.layout):08x}-{zlib.crc32(self.styles):08x}"
         # Each state is encoded once: those the previous build had are taken from it.
         known = dict(previous.states) if previous is not None else {}
         self.states = [(s["seq"], known.get(s["seq"]) or _dumps(s)) for s in data.get("states") or []
@@ -142,8 +142,9 @@ class _Built:
         """What a chart whose newest state is ``after`` and whose layout is ``layout`` lacks."""
         parts = []
         if layout != self.layout_id:
-            parts.append(b'"layout":' + self.layout + b',"base":' + self.base + b',"layout_id":"'
-                         + self.layout_id.encode() + b'"')
+            parts.append(b'"layout":' + self.layout + b',"layout_id":"' + self.layout_id.encode() + b'"')
+            if layout.partition("-")[2] != self.layout_id.partition("-")[2]:  # the traces' styles changed
+                parts.append(b'"base":' + self.base)
         states = [body for seq, body in self.states if seq > after]
         curves = {}
         for k, (xs, ys) in self.curves.items():
