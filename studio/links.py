@@ -34,7 +34,7 @@ class Setting:
     """One setting of a lesson: ``key`` is the widget key, the query parameter and the preset field.
 
     ``kind`` is int, float, bool or str. ``choices`` limits the values (strings, or numbers for a
-    select_slider); ``lo``/``hi`` bound numbers. ``short`` names the setting in a ghost's label."""
+    select_slider); ``lo``/``hi`` bound numbers; ``pattern`` limits free text."""
 
     key: str
     kind: type
@@ -43,6 +43,7 @@ class Setting:
     hi: float | None = None
     choices: tuple | None = None
     short: str = ""
+    pattern: str | None = None  # free text: the whole value must match this (ASCII) regular expression
 
     def parse(self, text: str) -> tuple[Any, str]:
         """``(value, "")`` or ``(None, why)``: why the text is not a value of this setting."""
@@ -56,6 +57,8 @@ class Setting:
                 return None, "is not one of the choices"
             if not text.isprintable():
                 return None, "holds control characters"
+            if self.pattern is not None and not re.fullmatch(self.pattern, text):
+                return None, "holds characters other than numbers and commas"
             return text, ""
         pattern = _INT if self.kind is int else _FLOAT
         if not pattern.fullmatch(text):

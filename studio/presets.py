@@ -20,12 +20,13 @@ _L, _T, _P = LogisticConfig(), TwoLayerConfig(), PlaygroundConfig()
 _ACTS = tuple(activation_names())
 _FNS = tuple(FUNCTIONS)
 L2_CHOICES = (0.0, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1)
+NUMBERS = r"[0-9eE+\-.,; ]{0,200}"  # a list of numbers as a student types it; nothing a page could render
 
 SETTINGS: dict[str, list[Setting]] = {
     "custom_function": [
         Setting("cf_function", str, "ReLU", choices=_FNS, short="Function"),
-        Setting("cf_input", str, "-2, -1, -0.5, 0.5, 1, 2.5", short="x"),
-        Setting("cf_grad_output", str, "1, 1, 1, 1, 1, 1", short="grad_output"),
+        Setting("cf_input", str, "-2, -1, -0.5, 0.5, 1, 2.5", short="x", pattern=NUMBERS),
+        Setting("cf_grad_output", str, "1, 1, 1, 1, 1, 1", short="grad_output", pattern=NUMBERS),
     ],
     "two_layer": [
         Setting("tl_N", int, _T.N, 1, 10_000, short="N"),
@@ -53,7 +54,7 @@ SETTINGS: dict[str, list[Setting]] = {
         Setting("xr_net", str, "Two-layer net", choices=("Two-layer net", "Logistic regression"), short=""),
         Setting("xr_backward", bool, True, short="backward"),
         Setting("xr_fn", str, "BROKEN ReLU: comparison flipped", choices=_FNS, short=""),
-        Setting("xr_points", str, "-1.5, -0.4, 0.3, 1.2, 2", short="points"),
+        Setting("xr_points", str, "-1.5, -0.4, 0.3, 1.2, 2", short="points", pattern=NUMBERS),
         Setting("xr_float64", bool, True, short="float64"),
     ],
     "playground": [
