@@ -98,15 +98,17 @@ function paint(root, state, data) {
     // New run or new axes: a full draw. Otherwise only trace data changes, and Plotly's animation
     // path (redraw: false, axis ranges fixed by Python) repaints them without laying out the figure.
     const traces = data.base.map((t, i) => Object.assign({}, t, update[i] || {}));
-    window.Plotly.react(plot, traces, data.layout, PLOT_CONFIG).then(() => placeSurface(root));
+    drawing(s, window.Plotly.react(plot, traces, data.layout, PLOT_CONFIG).then(() => placeSurface(root)));
     if (!s.afterplot && plot.on) { plot.on("plotly_afterplot", () => placeSurface(root)); s.afterplot = true; }
     s.drawnLayout = s.layoutKey;
   } else {
-    // Every trace takes part ({} leaves one as it is): a subplot none of whose traces is animated
-    // loses its markers on this path (seen with the playground's points).
-    const idx = data.base.map((_, i) => i);
+    // The traces that changed take part, and every trace of a subplot none of whose traces changed
+    // ({} leaves one as it is): such a subplot loses its markers on this path (seen with the
+    // playground's points). Static points beside a moving trace stay out: with 10,000 of them, taking
+    // part cost about a second a frame.
+    const idx = animated(data.base, update);
     // A newer state interrupts this animation, which rejects its promise: expected, not an error.
-    window.Plotly.animate(plot, { data: idx.map((i) => update[i] || {}), traces: idx }, ANIMATE).catch(() => {});
+    drawing(s, window.Plotly.animate(plot, { data: idx.map((i) => update[i] || {}), traces: idx }, ANIMATE));
   }
   if (state.surface && data.surface) {
     s.surface = state.surface;
@@ -133,6 +135,22 @@ function paint(root, state, data) {
   Object.assign(root.dataset, { run: data.run, painted: state.seq, step: state.step, paints: s.paints });
 }
 
+function drawing(s, promise) {
+  // Paint again only once this drawing is done, and after as long again: a chart that costs the
+  // browser 100 ms a frame (10,000 points) then paints 5 frames a second and leaves the page half of
+  // its time for clicks, such as Stop. A cheap chart still paints every tick.
+  const t0 = performance.now();
+  s.busy = t0;
+  const done = () => { s.busy = false; s.nextAt = performance.now() + (performance.now() - t0); };
+  promise.then(done, done);  // a newer state may interrupt an animation: that rejects, as expected
+}
+
+function animated(base, update) {
+  const subplot = (t) => `${t.xaxis || "x"}${t.yaxis || "y"}`;
+  const moving = new Set(base.filter((_, i) => update[i]).map(subplot));
+  return base.map((t, i) => i).filter((i) => update[i] || !moving.has(subplot(base[i])));
+}
+
 function setText(el, text) {  // writing the same text still costs a layout pass: skip it
   if (el.textContent !== text) el.textContent = text;
 }
@@ -140,6 +158,8 @@ function setText(el, text) {  // writing the same text still costs a layout pass
 function tick(root) {
   const s = root.__studio, data = s.data;
   showStatus(root);
+  const now = performance.now();
+  if ((s.busy && now - s.busy < 2000) || now < (s.nextAt || 0)) return;  // (a drawing never done: go on)
   const states = data.states || [];
   if (!states.length) {
     if (s.painted !== -1) {  // an empty chart with the run's axes

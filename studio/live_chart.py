@@ -27,6 +27,7 @@ _HTML = """<div class="studio-live">
 _CSS = """
 .studio-live { font-family: var(--st-font, "Source Sans Pro", sans-serif); color: var(--st-text-color, #31333f); }
 .studio-status { font-size: 0.95rem; opacity: 0.8; min-height: 1.3em; }
+.studio-live[data-status="lost"] .studio-status { opacity: 1; font-weight: 600; color: #b42318; }
 .studio-caption { font-size: 1.1rem; font-weight: 600; min-height: 1.4em; font-variant-numeric: tabular-nums; }
 .studio-plot-wrap { position: relative; width: 100%; }
 .studio-plot { width: 100%; position: relative; z-index: 1; }
