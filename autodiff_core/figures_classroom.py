@@ -54,27 +54,27 @@ def loss_curve(lesson: str, snaps: Sequence) -> tuple[list, list]:
 
 
 def ghost_traces(lesson: str, ghosts: Sequence[dict], boundary_range: list[float] | None = None) -> list[dict]:
-    """Faint traces for earlier runs. Each ghost: {"label", "x", "y", "pinned", "boundary": (w0, w1, b) or None}.
-    Loss curves go on the lesson's loss axes; lesson 3 also gets each final boundary on the points."""
+    """Faint traces for earlier runs, named in the legend by their label (a label at the curve's end could
+    fall outside the axes the current run sets). Each ghost: {"label", "x", "y", "pinned", "boundary"},
+    the boundary (w0, w1, b) or None. Loss curves go on the lesson's loss axes; lesson 3 also gets each
+    final boundary on the points."""
     from .logistic import LogisticSnapshot
 
     axes = {"logistic": ("x2", "y2"), "playground": ("x2", "y2")}.get(lesson, ("x", "y"))
     traces = []
     for i, g in enumerate(ghosts):
         color = PIN_COLOR if g.get("pinned") else GHOST_COLORS[i % len(GHOST_COLORS)]
-        name = ("📌 " if g.get("pinned") else "") + g["label"]
-        n = len(g["x"])
-        traces.append({"type": "scatter", "mode": "lines+text", "name": name, "x": list(g["x"]), "y": list(g["y"]),
-                       "xaxis": axes[0], "yaxis": axes[1], "opacity": 0.55, "hoverinfo": "name+x+y",
-                       "line": {"color": color, "width": 2, "dash": "dash" if g.get("pinned") else "dot"},
-                       "text": [""] * (n - 1) + [name] if n else [], "textposition": "top left",
-                       "textfont": {"color": color}, "showlegend": False, "cliponaxis": False})
+        name = ("pinned: " if g.get("pinned") else "") + g["label"]
+        traces.append({"type": "scatter", "mode": "lines", "name": name, "x": list(g["x"]), "y": list(g["y"]),
+                       "xaxis": axes[0], "yaxis": axes[1], "opacity": 0.6, "hoverinfo": "name+x+y",
+                       "line": {"color": color, "width": 2.5, "dash": "dash" if g.get("pinned") else "dot"},
+                       "legendgroup": name, "showlegend": True})
         if lesson == "logistic" and g.get("boundary") and boundary_range is not None:
             w0, w1, b = g["boundary"]
             line = boundary_line(LogisticSnapshot(0, 0.0, 0.0, w0, w1, b), boundary_range)
             traces.append({"type": "scatter", "mode": "lines", "name": name, **line, "opacity": 0.55,
                            "line": {"color": color, "width": 2, "dash": "dash" if g.get("pinned") else "dot"},
-                           "showlegend": False, "hoverinfo": "name"})
+                           "legendgroup": name, "showlegend": False, "hoverinfo": "name"})
     return traces
 
 
@@ -136,3 +136,13 @@ def boundary_range(config) -> list[float]:
 
     x, _ = logistic_data(config)
     return data_ranges(x.numpy())[0]
+
+
+GHOST_LEGEND = {"x": 1, "xanchor": "right", "y": 1, "yanchor": "top", "bgcolor": "rgba(255,255,255,0.75)"}
+
+
+def show_ghost_legend(layout: dict) -> None:
+    """A layout that hid its legend shows it (inside the plot's top right corner) once ghosts join it."""
+    if layout.get("showlegend") is False:
+        layout["showlegend"] = True
+        layout["legend"] = {**layout.get("legend", {}), **GHOST_LEGEND}

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from autodiff_core.figures_classroom import boundary_range, difference_label, ghost_record, ghost_traces, replay_figure
+from autodiff_core.figures_classroom import (
+    boundary_range,
+    difference_label,
+    ghost_record,
+    ghost_traces,
+    replay_figure,
+    show_ghost_legend,
+)
 from autodiff_core.runs_io import from_json, run_record, standalone_html, to_csv, to_json
 
 from .links import echo
@@ -61,7 +68,9 @@ def ghost_adder(lesson: str, run: LiveRun | None):
     traces = _traces(lesson, run)
 
     def add(data: dict) -> None:
-        data["base"] = list(data["base"]) + [dict(t) for t in traces]
+        if traces:
+            data["base"] = list(data["base"]) + [dict(t) for t in traces]
+            show_ghost_legend(data["layout"])
 
     return add
 
@@ -70,7 +79,7 @@ def add_ghosts(fig, lesson: str, run: LiveRun | None):
     """A finished figure with the ghosts appended after its own traces (frames keep their indices)."""
     for trace in _traces(lesson, run):
         fig.add_scatter(**{k: v for k, v in trace.items() if k != "type"})
-    return fig
+    return fig.update_layout(showlegend=True) if fig.layout.showlegend is False else fig
 
 
 def _traces(lesson: str, run: LiveRun | None) -> list[dict]:

@@ -130,7 +130,7 @@ def test_ghost_labels_name_the_settings_that_differ():
     ghost = ghost_record("logistic", "lr 0.5", list(train_logistic(LogisticConfig(learning_rate=0.5))))
     traces = ghost_traces("logistic", [ghost], [-3.0, 5.0])
     assert [t["yaxis"] for t in traces[:1]] == ["y2"] and len(traces) == 2  # loss curve and final boundary
-    assert traces[0]["text"][-1] == "lr 0.5"
+    assert traces[0]["name"] == "lr 0.5" and traces[0]["showlegend"]
 
 
 def test_the_palette_is_okabe_ito_and_the_presenter_scale_reaches_every_axis():
