@@ -41,6 +41,36 @@ def _finish(fig, height: int = 340, *, x_titles: Sequence[str] = (), y_titles: S
     return style(fig, **legend_below(fig, height))
 
 
+_PANEL_AXIS_DROP = ("domain", "anchor", "matches", "showticklabels")
+
+
+def panels(fig, height: int = 340) -> list:
+    """Split a one-row subplot figure into one figure per panel, each in the house look with its own title,
+    axes and legend. A page draws them in columns, which stack on a phone: three panels side by side in
+    390 px put axis titles on the neighbouring plot."""
+    import plotly.graph_objects as go
+
+    layout = fig.layout
+    titles = [a.text for a in layout.annotations or ()]
+    out = []
+    for i in range(1, len(titles) + 1):
+        suffix = "" if i == 1 else str(i)
+        panel = go.Figure()
+        for trace in fig.data:
+            if (trace.xaxis or "x") == f"x{suffix}":
+                panel.add_trace(trace.update(xaxis="x", yaxis="y"))
+        for name in ("xaxis", "yaxis"):
+            axis = layout[f"{name}{suffix}"].to_plotly_json()
+            panel.layout[name] = {k: v for k, v in axis.items() if k not in _PANEL_AXIS_DROP}
+        panel.layout.title = {"text": titles[i - 1], "x": 0.5, "xanchor": "center", "font": {"size": 18}}
+        out.append(panel)
+    legends = [legend_below(panel, height) for panel in out]
+    tallest = max(legends, key=lambda legend: legend["height"])  # one height for the row: the plots line up
+    for panel in out:
+        style(panel, **{**tallest, "margin": {**tallest["margin"], "t": 50}})
+    return out
+
+
 def jacobian_figure(report: GradcheckReport):
     """Analytical and numerical Jacobians as heatmaps side by side; mismatching entries marked with ✕."""
     import plotly.graph_objects as go

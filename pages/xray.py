@@ -7,7 +7,7 @@ import torch
 
 from autodiff_core import FUNCTIONS, LogisticConfig, TwoLayerConfig, gradcheck_report, resolve_dtype
 from autodiff_core.compare import custom_vs_builtin, manual_vs_optim_sgd, zero_grad_comparison
-from autodiff_core.figures_xray import jacobian_figure, relu_compare_figure, sgd_figure, zero_grad_figure
+from autodiff_core.figures_xray import jacobian_figure, panels, relu_compare_figure, sgd_figure, zero_grad_figure
 from autodiff_core.functions import MyReLU, MyReLUModern
 from autodiff_core.graph import FONTSIZE, logistic_graph, tensor_kinds, to_dot, two_layer_graph
 from autodiff_core.inspector import inspector_table, trace_function
@@ -44,6 +44,13 @@ def cached_sgd(config):
 @st.cache_data(show_spinner="Training both nets…", max_entries=8)
 def cached_relu(config):
     return custom_vs_builtin(config)
+
+
+def plot_panels(fig, *, key: str) -> None:
+    """A row of panels, one chart each, in columns: side by side on a laptop, one under another on a phone."""
+    for i, (column, panel) in enumerate(zip(st.columns(len(fig.layout.annotations)), panels(fig), strict=True)):
+        with column:
+            plot(panel, key=f"{key}_{i}")
 
 
 tabs = st.tabs(["Graph", "ctx inspector", "Gradcheck lab", "zero_grad()", "Manual SGD", "Custom vs built-in"])
@@ -115,7 +122,7 @@ with tabs[2]:
         else:
             st.error(f"gradcheck failed. {report.message}")
         st.caption(f"gradgradcheck (double backward): {'passed' if report.gradgrad_passed else 'failed'}.")
-        plot(jacobian_figure(report), key="xr_jacobians")
+        plot_panels(jacobian_figure(report), key="xr_jacobians")
 
 with tabs[3]:
     st.caption("The tutorial's logistic regression with and without `optimizer.zero_grad()`, same data, same start. "
@@ -124,7 +131,7 @@ with tabs[3]:
     config = LogisticConfig(record_every=1, device=settings.device, dtype=settings.dtype)
     right, forgot = cached_zero_grad(config)
     points = logistic_data(config)
-    plot(zero_grad_figure(right, forgot, *(t.numpy() for t in points)), key="xr_zero_grad")
+    plot_panels(zero_grad_figure(right, forgot, *(t.numpy() for t in points)), key="xr_zero_grad")
     ratio = (abs(forgot[-1].w0) + abs(forgot[-1].w1)) / (abs(right[-1].w0) + abs(right[-1].w1))
     st.markdown(f"Without `zero_grad()` the weights end **{ratio:.1f}× larger** "
                 f"(stopping at iteration {forgot[-1].iteration} instead of {right[-1].iteration}).")
@@ -138,7 +145,7 @@ with tabs[4]:
         st.success(f"{len(steps)} steps: weights and momentum buffers identical, bit for bit.")
     else:
         st.warning(f"{len(steps)} steps: the weights or momentum buffers differ.")
-    plot(sgd_figure(steps), key="xr_sgd")
+    plot_panels(sgd_figure(steps), key="xr_sgd")
     st.code(inspect.getsource(manual_vs_optim_sgd), language="python")
 
 with tabs[5]:
@@ -153,4 +160,4 @@ with tabs[5]:
     else:
         st.info(f"In {settings.dtype}, a pre-activation was exactly 0.0 at step {hits[0] if hits else '?'}; the "
                 f"gradients first differ at step {first_diff}, and the runs part from there. Try float64.")
-    plot(relu_compare_figure(steps), key="xr_relu")
+    plot_panels(relu_compare_figure(steps), key="xr_relu")

@@ -3,6 +3,12 @@
 import json
 
 
+def panels(at, key):
+    """The figures of a row of panels drawn under ``key_0``, ``key_1``, ..., in order."""
+    charts = {c.proto.id.rsplit("-", 1)[-1]: c for c in at.get("plotly_chart") if f"{key}_" in c.proto.id}
+    return [json.loads(charts[name].proto.spec) for name in sorted(charts)]
+
+
 def open_xray(app):
     app.switch_page("pages/xray.py").run()
     assert not app.exception, [e.value for e in app.exception]
@@ -31,9 +37,9 @@ def test_ctx_inspector_shows_both_forms_agree(app):
 def test_gradcheck_lab_catches_a_broken_function_and_marks_mismatches(app):
     at = open_xray(app)
     assert any("gradcheck failed" in e.value and "The bug:" in e.value for e in at.error)
-    fig = json.loads([c for c in at.get("plotly_chart") if "xr_jacobians" in c.proto.id][0].proto.spec)
-    assert [t["type"] for t in fig["data"]][:2] == ["heatmap", "heatmap"]
-    assert any(t.get("name") == "mismatch" for t in fig["data"])
+    analytical, numerical = panels(at, "xr_jacobians")
+    assert analytical["data"][0]["type"] == numerical["data"][0]["type"] == "heatmap"
+    assert any(t.get("name") == "mismatch" for t in analytical["data"])
 
 
 def test_gradcheck_lab_kink_and_float32(app):
@@ -54,13 +60,9 @@ def test_comparisons_render_their_findings(app):
     assert "larger**" in text
     assert any("identical, bit for bit" in s.value for s in at.success)
     assert any("exactly 0.0 at step 34" in i.value for i in at.info)
-    ids = {c.proto.id.split("-")[-1] for c in at.get("plotly_chart")}
-    assert {"xr_zero_grad", "xr_sgd", "xr_relu"} <= ids
+    assert [len(panels(at, key)) for key in ("xr_zero_grad", "xr_sgd", "xr_relu")] == [3, 2, 2]
 
 
-def figure(at, key):
-    [el] = [c for c in at.get("plotly_chart") if key in c.proto.id]
-    return json.loads(el.proto.spec)
 
 
 def test_graph_caption_matches_the_picture(app):
@@ -101,13 +103,18 @@ def test_gradcheck_lab_says_when_gradcheck_misses_a_bug(app):
 
 
 def test_comparison_charts_title_every_axis_and_name_the_buffers(app):
+    """One chart per panel (columns stack on a phone), each with titled axes, the house font, and a height
+    shared by its row so the plots line up."""
     at = open_xray(app)
     for key in ("xr_zero_grad", "xr_sgd", "xr_relu", "xr_jacobians"):
-        layout = figure(at, key)["layout"]
-        xaxes = [k for k in layout if k.startswith("xaxis")]
-        assert xaxes and all(layout[k]["title"]["text"] for k in xaxes), key
-        assert layout["font"]["size"] == 16
-    titles = {figure(at, k)["layout"]["xaxis2"]["title"]["text"] for k in ("xr_zero_grad", "xr_sgd")}
-    assert titles == {"iteration"} and figure(at, "xr_relu")["layout"]["xaxis"]["title"]["text"] == "step"
-    buffers = [t for t in figure(at, "xr_sgd")["data"] if "momentum buffer" in (t.get("name") or "")]
+        row = panels(at, key)
+        assert len(row) >= 2 and len({p["layout"]["height"] for p in row}) == 1, key
+        for p in row:
+            layout = p["layout"]
+            assert layout["xaxis"]["title"]["text"] and layout["title"]["text"], key
+            assert layout["font"]["size"] == 16
+    assert [p["layout"]["xaxis"]["title"]["text"] for p in panels(at, "xr_zero_grad")[1:]] == ["iteration"] * 2
+    assert [p["layout"]["xaxis"]["title"]["text"] for p in panels(at, "xr_sgd")] == ["iteration"] * 2
+    assert [p["layout"]["xaxis"]["title"]["text"] for p in panels(at, "xr_relu")] == ["step"] * 2
+    buffers = [t for t in panels(at, "xr_sgd")[1]["data"] if "momentum buffer" in (t.get("name") or "")]
     assert len(buffers) == 3 and all(t.get("showlegend") is not False for t in buffers)
