@@ -4,6 +4,7 @@
     python -m studio.serve --workers 4 --port 80
     python -m studio.serve --port 443 --tls-cert /etc/ssl/private/studio.pem   # HAProxy terminates TLS
     python -m studio.serve --print-config       # the HAProxy config it would use, then exit
+    python -m studio.serve --no-proxy --worker-address 10.0.0.5 --prefix a   # workers only, for a proxy elsewhere
 
 One Python process serves all its sessions under one GIL, so a class on one process uses one core. Each
 worker here is a separate process on ``127.0.0.1:worker-port+i``; HAProxy (Debian's ``haproxy``
@@ -48,13 +49,15 @@ def default_workers() -> int:
 class Worker:
     name: str
     port: int
+    address: str = "127.0.0.1"
     proc: subprocess.Popen | None = None
     starts: int = 0
     died_at: float | None = None
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        host = "127.0.0.1" if self.address in ("0.0.0.0", "::", "") else self.address
+        return f"http://{host}:{self.port}"
 
 
 @dataclass
@@ -66,6 +69,9 @@ class Options:
     tls_cert: str | None = None
     haproxy: str = "haproxy"
     restart: bool = True
+    worker_address: str = "127.0.0.1"
+    proxy: bool = True
+    prefix: str = "w"  # worker names, also their cookie values: one prefix per machine behind one proxy
 
 
 def haproxy_config(opts: Options, workers: list[Worker]) -> str:
@@ -82,10 +88,10 @@ def haproxy_config(opts: Options, workers: list[Worker]) -> str:
                                COOKIE_SECURE=" secure" if opts.tls_cert else "")
 
 
-def worker_command(port: int) -> list[str]:
-    """One app process on the loopback only: HAProxy is the one door in."""
+def worker_command(port: int, address: str = "127.0.0.1") -> list[str]:
+    """One app process, on the loopback by default: HAProxy is the one door in."""
     return [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-            "--server.port", str(port), "--server.address", "127.0.0.1",
+            "--server.port", str(port), "--server.address", address,
             "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"]
 
 
@@ -115,22 +121,30 @@ class Cluster:
 
     def __init__(self, opts: Options) -> None:
         self.opts = opts
-        self.workers = [Worker(f"w{i + 1}", opts.worker_port + i) for i in range(opts.workers)]
+        self.workers = [Worker(f"{opts.prefix}{i + 1}", opts.worker_port + i, opts.worker_address)
+                        for i in range(opts.workers)]
         self.haproxy: subprocess.Popen | None = None
         self.stopping = False
         self._dir: Path | None = None  # where the filled-in config goes: the app's folder may be read-only
 
     def _start_worker(self, w: Worker) -> None:
         env = dict(os.environ, OMP_NUM_THREADS="1", STUDIO_WORKER=w.name)
-        w.proc = subprocess.Popen(worker_command(w.port), cwd=ROOT, env=env)
+        w.proc = subprocess.Popen(worker_command(w.port, w.address), cwd=ROOT, env=env)
         w.starts += 1
         w.died_at = None
         say(f"worker {w.name} pid {w.proc.pid} on {w.url}" + (f" (start {w.starts})" if w.starts > 1 else ""))
 
     def start(self) -> None:
-        haproxy = find_haproxy(self.opts.haproxy)
-        if haproxy is None:
+        haproxy = find_haproxy(self.opts.haproxy) if self.opts.proxy else None
+        if self.opts.proxy and haproxy is None:
             raise SystemExit(f"{self.opts.haproxy} is not installed: `apt-get install haproxy` (Debian, Ubuntu).")
+        self._start_workers()
+        if haproxy is None:
+            say(f"ready: {len(self.workers)} workers, no proxy (--no-proxy)")
+        else:
+            self._start_proxy(haproxy)
+
+    def _start_workers(self) -> None:
         for w in self.workers:
             self._start_worker(w)
         deadline = time.monotonic() + HEALTH_TIMEOUT
@@ -144,6 +158,8 @@ class Cluster:
             if waiting and time.monotonic() > deadline:
                 raise SystemExit(f"workers {[w.name for w in waiting]} did not answer within {HEALTH_TIMEOUT:.0f} s")
             time.sleep(0.25)
+
+    def _start_proxy(self, haproxy: str) -> None:
         self._dir = Path(tempfile.mkdtemp(prefix="studio-serve-"))
         config = self._dir / "haproxy.cfg"
         config.write_text(haproxy_config(self.opts, self.workers), encoding="utf-8")
@@ -212,11 +228,18 @@ def parse(argv: list[str] | None = None) -> tuple[Options, bool]:
     p.add_argument("--tls-cert", help="a PEM file holding the certificate and its key: HAProxy then serves HTTPS")
     p.add_argument("--haproxy", default=d.haproxy, help="the haproxy binary (default: haproxy on the PATH)")
     p.add_argument("--no-restart", dest="restart", action="store_false", help="leave a dead worker down")
+    p.add_argument("--worker-address", default=d.worker_address, help="the address the workers bind (default "
+                   "127.0.0.1; a LAN address when a proxy on another machine sends them students)")
+    p.add_argument("--no-proxy", dest="proxy", action="store_false", help="start and watch the workers only; "
+                   "put `--print-config`'s server lines into your own HAProxy")
+    p.add_argument("--prefix", default=d.prefix, help="worker names and cookie values are PREFIX1..PREFIXK "
+                   "(default w); give each machine its own when one proxy serves several")
     p.add_argument("--print-config", action="store_true", help="print the HAProxy config and exit")
     a = p.parse_args(argv)
     if a.workers < 1:
         p.error("--workers must be at least 1")
-    opts = Options(a.workers, a.port, a.address, a.worker_port, a.tls_cert, a.haproxy, a.restart)
+    opts = Options(a.workers, a.port, a.address, a.worker_port, a.tls_cert, a.haproxy, a.restart,
+                   a.worker_address, a.proxy, a.prefix)
     return opts, a.print_config
 
 

@@ -94,6 +94,22 @@ async def open_class(url: str) -> list[Student]:
     return students
 
 
+@pytest.mark.parametrize("args", [[], ["--tls-cert", "/etc/ssl/studio.pem"],
+                                  ["--workers", "3", "--worker-address", "10.0.0.5", "--prefix", "b"]])
+def test_the_printed_config_is_one_haproxy_accepts(args, tmp_path):
+    config = tmp_path / "haproxy.cfg"
+    config.write_text(subprocess.run([sys.executable, "-m", "studio.serve", "--print-config", *args], cwd=ROOT,
+                                     check=True, capture_output=True, text=True).stdout)
+    text = config.read_text()
+    if "--prefix" in args:
+        assert "server b3 10.0.0.5:8602 cookie b3" in text
+    if "--tls-cert" in args:
+        assert "ssl crt /etc/ssl/studio.pem" in text and "httponly secure" in text
+        return  # haproxy -c would open the certificate
+    check = subprocess.run([find_haproxy("haproxy"), "-c", "-f", str(config)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
 def test_the_proxy_serves_the_app_and_pins_a_session_by_cookie():
     with serve() as (url, pids, _):
         assert set(pids) == {"w1", "w2"}
