@@ -32,7 +32,9 @@ if __name__ == "__main__":
     remember()
     warm_up()  # once per process, in the background, after the first page is drawn
 else:
+    from starlette.middleware import Middleware
+
     from studio import assets, boot, feed
 
-    # lifespan: torch and the engine load in the background as soon as the server is up.
-    app = st.App(__file__, routes=feed.ROUTES + assets.ROUTES, lifespan=boot.lifespan)
+    # torch and the engine load in the background from the server's first request on.
+    app = st.App(__file__, routes=feed.ROUTES + assets.ROUTES, middleware=[Middleware(boot.PreloadOnFirstRequest)])

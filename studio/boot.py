@@ -2,8 +2,9 @@
 
 Two background threads, each started at most once per process:
 
-* ``preload()``, from the server's ``lifespan`` once it is up (so that it never delays the health
-  check): imports torch and the engine, which every page needs (the sidebar lists torch's devices).
+* ``preload()``, on the server's first request (``PreloadOnFirstRequest``): imports torch and the
+  engine, which every page needs (the sidebar lists torch's devices). Started any earlier, the import
+  holds the GIL while the server is still starting and delays its health check by a second or more.
   A page that comes before it has finished waits only for the rest of that import, never a second one.
 * ``warm_up()``, from the script once the first page has been drawn: the first ``torch.optim.SGD``
   imports about 800 modules (over a second, holding the GIL), which the first Train click would
@@ -12,7 +13,6 @@ Two background threads, each started at most once per process:
 
 from __future__ import annotations
 
-import contextlib
 import threading
 
 _started: set[str] = set()
@@ -58,8 +58,17 @@ def warm_up() -> bool:
     return _once("warm-up", _warm_up)
 
 
-@contextlib.asynccontextmanager
-async def lifespan(app):
-    """The server's start-up hook (``st.App(lifespan=...)``): preload once the server is up."""
-    preload()
-    yield
+
+class PreloadOnFirstRequest:
+    """ASGI middleware for ``st.App``: the server's first request (a health check, or the browser opening
+    the app) starts ``preload()``; every request passes through unchanged."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.started = False
+
+    async def __call__(self, scope, receive, send) -> None:
+        if not self.started and scope["type"] in ("http", "websocket"):
+            self.started = True
+            preload()
+        await self.app(scope, receive, send)

@@ -138,3 +138,19 @@ def test_the_readme_run_commands_use_the_lock():
     commands = re.findall(r"```bash\n(.*?)\n```", run_section, re.S)
     assert len(commands) == 2 and all(c.endswith("-c constraints.txt && streamlit run app.py") for c in commands)
     assert "--index-url https://download.pytorch.org/whl/cpu" in commands[1]
+
+
+def test_the_servers_first_request_starts_the_preload(monkeypatch):
+    """Not earlier: importing torch while the server starts delayed its health check by a second or more."""
+    import asyncio
+
+    calls = []
+    monkeypatch.setattr(boot, "preload", lambda: calls.append("preload"))
+
+    async def app(scope, receive, send):
+        calls.append(scope["type"])
+
+    middleware = boot.PreloadOnFirstRequest(app)
+    for kind in ("lifespan", "http", "websocket", "http"):
+        asyncio.run(middleware({"type": kind}, None, None))
+    assert calls == ["lifespan", "preload", "http", "websocket", "http"]
