@@ -129,7 +129,7 @@ def logistic_metrics(s: LogisticSnapshot) -> list[list[str]]:
             ["w0", f"{s.w0:.3f}"], ["w1", f"{s.w1:.3f}"], ["b", f"{s.b:.3f}"]]
 
 
-LIVE_HEIGHT, REPLAY_HEIGHT = 760, 980  # the same plot area: the replay adds a title above, buttons below
+LIVE_HEIGHT, REPLAY_HEIGHT = 760, 1000  # the same plot area: the replay adds a title above, buttons below
 
 
 def _logistic_layout(x: np.ndarray, last_iteration: int, max_loss: float = 1.0, *, top: int = 110,
@@ -207,7 +207,7 @@ def logistic_replay_figure(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: 
 
     good = [s for s in snaps if not s.diverged]
     last = good[-1].iteration if good else max_iterations - 1
-    layout = _logistic_layout(x, last, max((s.loss for s in good), default=1.0), top=190, bottom=200)
+    layout = _logistic_layout(x, last, max((s.loss for s in good), default=1.0), top=210, bottom=200)
     xr = _boundary_span(layout["xaxis"]["range"])
     frames = []
     for s in thin(good):
@@ -224,7 +224,7 @@ def logistic_replay_figure(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: 
     style(fig)
     fig.update_layout(height=REPLAY_HEIGHT, title={"text": frames[-1].layout.title.text if frames else "",
                                                    "x": 0.5, "xanchor": "center", "y": 1, "yanchor": "top",
-                                                   "yref": "container", "pad": {"t": 26}},
+                                                   "yref": "container", "pad": {"t": 44}},  # below the modebar
                       updatemenus=[_play_pause(redraw=True, x=0, y=-0.16)],
                       sliders=[_slider([f.name for f in frames], x=0, length=1, y=-0.23, redraw=True)])
     return fig

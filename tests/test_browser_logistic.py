@@ -28,7 +28,7 @@ GEOMETRY_JS = """(root) => {
     scatter: area(fl.xaxis, fl.yaxis), loss: area(fl.xaxis2, fl.yaxis2), title: box('.g-gtitle'),
     legend: box('.legend'), x_title: box('.g-xtitle'), y_title: box('.g-ytitle'), iteration_title: box('.g-x2title'),
     loss_title: box('.g-y2title'), accuracy_title: box('.g-y3title'), buttons: box('.updatemenu-container'),
-    slider: box('.slider-container')};
+    slider: box('.slider-container'), modebar: box('.modebar')};
 }"""
 
 
@@ -64,7 +64,9 @@ def open_lesson(browser, server, size):
 def train_to_replay(page) -> None:
     set_speed(page, "max")
     page.get_by_role("button", name="Train").click()
-    page.get_by_text("▶ Play").first.wait_for(timeout=60_000)  # the replay's Plotly loads after the rerun
+    # The caption over the finished run's replay (an earlier run's replay may still be on screen until then)
+    page.get_by_test_id("stCaptionContainer").get_by_text(re.compile(r"^Finished")).wait_for(timeout=60_000)
+    page.get_by_text("▶ Play").first.wait_for(timeout=30_000)  # the replay's Plotly loads after the rerun
     wait_idle(page)
 
 
