@@ -28,7 +28,7 @@ def legend_below(fig, height: int) -> dict:
     bottom = 75 + 28 * rows
     return {"height": height + bottom, "margin": {"l": 70, "r": 20, "t": 60, "b": bottom},
             "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0,
-                       "font": {"size": 16}}}
+                       "entrywidth": 0.5, "entrywidthmode": "fraction", "font": {"size": 16}}}
 
 
 def _finish(fig, height: int = 340, *, x_titles: Sequence[str] = (), y_titles: Sequence[str] = ()):
@@ -127,7 +127,7 @@ def sgd_figure(steps: list[SGDStep]):
         fig.add_trace(go.Scatter(x=it[::5], y=[s.optim[k] for s in steps][::5], mode="markers",
                                  name=f"{name} optim.SGD", marker={"color": color, "size": 7}), 1, 1)
         fig.add_trace(go.Scatter(x=it, y=[s.manual_buffer[k] for s in steps], mode="lines",
-                                 name=f"{name}'s momentum buffer", line={"color": color, "width": 3, "dash": "dot"}),
+                                 name=f"{name} buffer", line={"color": color, "width": 3, "dash": "dot"}),
                       1, 2)
     return _finish(fig, 340, x_titles=["iteration", "iteration"], y_titles=["weight value", "buffer value"])
 

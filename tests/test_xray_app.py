@@ -116,5 +116,5 @@ def test_comparison_charts_title_every_axis_and_name_the_buffers(app):
     assert [p["layout"]["xaxis"]["title"]["text"] for p in panels(at, "xr_zero_grad")[1:]] == ["iteration"] * 2
     assert [p["layout"]["xaxis"]["title"]["text"] for p in panels(at, "xr_sgd")] == ["iteration"] * 2
     assert [p["layout"]["xaxis"]["title"]["text"] for p in panels(at, "xr_relu")] == ["step"] * 2
-    buffers = [t for t in panels(at, "xr_sgd")[1]["data"] if "momentum buffer" in (t.get("name") or "")]
+    buffers = [t for t in panels(at, "xr_sgd")[1]["data"] if (t.get("name") or "").endswith(" buffer")]
     assert len(buffers) == 3 and all(t.get("showlegend") is not False for t in buffers)
