@@ -135,7 +135,8 @@ def boundary_range(config) -> list[float]:
     from .logistic import logistic_data
 
     x, _ = logistic_data(config)
-    return data_ranges(x.numpy())[0]
+    lo, hi = data_ranges(x.numpy())[0]
+    return [lo - 10 * (hi - lo), hi + 10 * (hi - lo)]  # well past the points: it crosses the whole plot
 
 
 GHOST_LEGEND = {"x": 1, "xanchor": "right", "y": 1, "yanchor": "top", "bgcolor": "rgba(255,255,255,0.75)"}

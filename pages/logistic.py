@@ -8,18 +8,20 @@ import streamlit as st
 from autodiff_core import LogisticConfig, train_logistic
 from autodiff_core.figures import logistic_live_payload, logistic_replay_figure
 from autodiff_core.logistic import logistic_data
+from studio import classroom, presenter
 from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
 from studio.live_chart import live_chart
-from studio.live_view import controls, live_section, status_text
+from studio.live_view import controls, current_run, live_section, status_text
 from studio.page import require_app
+from studio.presets import bind_lesson
 from studio.runner import LiveRun
 from studio.sidebar import current_settings
 from studio.state import init_state
 
 require_app()
 st.title("3 · Logistic regression with an nn.Module")
-st.markdown(
+presenter.intro(
     "`Linear(2, 1)` followed by `Sigmoid` gives the probability of class 1. `BCELoss` measures the error and "
     "`torch.optim.SGD` with momentum updates the weights. The green line is where the model says 50/50: "
     "w0·x₀ + w1·x₁ + b = 0. Training stops once the accuracy passes the target."
@@ -29,6 +31,7 @@ D = LogisticConfig()
 init_state({"lr_n": D.n_per_class, "lr_mean": D.mean, "lr_bias": D.bias, "lr_lr": D.learning_rate,
             "lr_momentum": D.momentum, "lr_iters": D.max_iterations, "lr_every": D.record_every,
             "lr_stop": D.stop_accuracy, "lr_forget": False})
+bind_lesson("logistic")
 
 
 def overlapping_without_zero_grad() -> None:
@@ -65,7 +68,8 @@ def logistic_ui() -> tuple[LogisticConfig | None, str]:
     return config, ""
 
 
-config, problem = logistic_ui()
+with presenter.settings_box("logistic"):
+    config, problem = logistic_ui()
 if problem:
     st.error(problem)
 
@@ -87,7 +91,8 @@ def draw(run: LiveRun | None) -> None:
         st.caption(f"Stuck at iteration {last.iteration:,}." if last.stuck
                    else status_text(run, "iteration", shown.max_iterations))
         quiet_interrupted_animations()
-        plot(logistic_replay_figure(snaps, x, y, shown.max_iterations), key="logistic_replay")
+        plot(classroom.add_ghosts(logistic_replay_figure(snaps, x, y, shown.max_iterations), "logistic", run),
+             key="logistic_replay")
         if last.message and not last.diverged:  # stuck, or ended on a saturated sigmoid
             st.warning(last.message)
         if not shown.zero_grad:
@@ -101,7 +106,8 @@ def draw(run: LiveRun | None) -> None:
                                      status_text=status_text(run, "iteration", shown.max_iterations),
                                      max_iterations=shown.max_iterations)
 
-    live_chart(payload, run, key="logistic_live", live=running)
+    live_chart(presenter.payload(payload, extra=classroom.ghost_adder("logistic", run)), run, key="logistic_live",
+               live=running)
 
 
 @st.cache_data(show_spinner="Training the same run with zero_grad()…", max_entries=8)
@@ -125,6 +131,7 @@ def zero_grad_sentence(config: LogisticConfig, forgot) -> str:
 
 
 live_section("logistic", draw)
+classroom.panel("logistic", current_run("logistic"), live_png=False)
 
 with st.expander("Show the code that ran", expanded=False):
     st.code(inspect.getsource(train_logistic), language="python")

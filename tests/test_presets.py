@@ -12,7 +12,7 @@ from conftest import wait_for_run
 from studio.links import preset_values, slug
 from studio.presets import PRESETS, SETTINGS
 
-WIRED = ["custom_function", "two_layer", "xray"]
+WIRED = ["custom_function", "two_layer", "logistic", "xray"]
 PAGES = {"custom_function": "pages/custom_function.py", "two_layer": "pages/two_layer.py",
          "logistic": "pages/logistic.py", "xray": "pages/xray.py", "playground": "pages/playground.py"}
 
