@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,14 +20,14 @@ def _subplots(cols: int, titles: Sequence[str], **kw):
 
 
 def legend_below(fig, height: int) -> dict:
-    """Layout for a legend at the very bottom of the figure, under the axis titles, with the bottom margin
-    grown to hold it (room for two entries a row, as on a phone), so legend and titles never overlap."""
+    """Layout for a legend at the very bottom of the figure, under the axis titles, one entry a line (never
+    clipped, however narrow the chart), with the bottom margin grown to hold it: legend and axis titles
+    never overlap."""
     entries = sum(1 for t in fig.data if t.showlegend is not False and t.name)
-    rows = math.ceil(entries / 2)
-    bottom = 75 + 28 * rows
+    bottom = 80 + 26 * entries
     return {"height": height + bottom, "margin": {"l": 70, "r": 20, "t": 60, "b": bottom},
-            "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0,
-                       "entrywidth": 0.5, "entrywidthmode": "fraction", "font": {"size": 16}}}
+            "legend": {"orientation": "v", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0,
+                       "font": {"size": 16}}}
 
 
 def _finish(fig, height: int = 340, *, x_titles: Sequence[str] = (), y_titles: Sequence[str] = ()):
