@@ -25,6 +25,7 @@ RECOLOR_RGB = {(214, 39, 40): (213, 94, 0), (31, 119, 180): (0, 114, 178)}
 # Presenter view: read from the back row of a classroom at 1280x720.
 PRESENT_FONT = 18  # tick labels, legends, hover
 PRESENT_TITLE = 22  # chart, subplot and axis titles
+PRESENT_HEIGHT = 720  # a replay's whole figure, title, plot, Play and slider, at the projector's height
 
 
 def base_layout(**overrides) -> dict:
@@ -94,6 +95,27 @@ def present_layout(layout: dict) -> dict:
             cv["font"] = {**cv.get("font", {}), "size": PRESENT_FONT}
     margin = layout.get("margin") or {}
     layout["margin"] = {**margin, "l": max(margin.get("l", 80), 90), "b": max(margin.get("b", 80), 70)}
+    landscape(layout)
+    return layout
+
+
+def landscape(layout: dict) -> dict:
+    """Two subplots stacked for a phone (the points above, the curves below) put side by side, as a
+    1280x720 projector wants them; in place. Layouts already side by side are left as they are."""
+    top, bottom = layout.get("yaxis") or {}, layout.get("yaxis2") or {}
+    if not (top.get("domain") and bottom.get("domain") and top["domain"][0] >= bottom["domain"][1]):
+        return layout
+    top["domain"], bottom["domain"] = [0, 1], [0, 1]
+    layout["xaxis"] = {**(layout.get("xaxis") or {}), "domain": [0, 0.44]}
+    layout["xaxis2"] = {**(layout.get("xaxis2") or {}), "domain": [0.56, 0.92]}  # room for the right axis
+    if layout.get("height", 0) > PRESENT_HEIGHT:  # a replay: title above, Play and slider below
+        margin = layout["margin"]
+        layout["height"] = PRESENT_HEIGHT
+        layout["margin"] = {**margin, "t": min(margin.get("t", 100), 150), "b": min(margin.get("b", 100), 200)}
+        for menu in list(layout.get("updatemenus") or []) + list(layout.get("sliders") or []):
+            menu["y"] = menu.get("y", -0.2) - 0.12  # below the x-axis title of a shorter plot
+    else:  # a live chart: the legend alone sits above the plot
+        layout["margin"] = {**layout["margin"], "t": min(layout["margin"].get("t", 60), 60)}
     return layout
 
 

@@ -141,3 +141,13 @@ def test_the_palette_is_okabe_ito_and_the_presenter_scale_reaches_every_axis():
     assert layout["font"]["size"] >= 18 and layout["xaxis"]["tickfont"]["size"] >= 18
     assert layout["xaxis"]["title"]["font"]["size"] >= 22 and layout["yaxis3"]["title"]["font"]["size"] >= 22
     assert layout["annotations"][0]["font"]["size"] >= 22
+
+
+def test_the_presenter_view_puts_stacked_subplots_side_by_side():
+    stacked = {"height": 1000, "margin": {"t": 210, "b": 200}, "xaxis": {}, "yaxis": {"domain": [0.42, 1]},
+               "xaxis2": {}, "yaxis2": {"domain": [0, 0.27]}, "updatemenus": [{"y": -0.16}]}
+    layout = present_layout(stacked)
+    assert layout["xaxis"]["domain"][1] < layout["xaxis2"]["domain"][0] and layout["yaxis"]["domain"] == [0, 1]
+    assert layout["height"] <= 720 and layout["updatemenus"][0]["y"] < -0.16
+    side = {"xaxis": {"domain": [0, 0.5]}, "yaxis": {}, "xaxis2": {"domain": [0.62, 1]}, "yaxis2": {}}
+    assert present_layout(side)["xaxis"]["domain"] == [0, 0.5]
