@@ -88,6 +88,35 @@ def test_a_teachers_link_reproduces_the_run_in_a_fresh_browser(server, browser):
     student.close()
 
 
+def replay_numbers(page) -> str:
+    """Lesson 3's finished view: the replay's caption (iteration, accuracy, loss, weights) as drawn."""
+    page.get_by_text("▶ Play").first.wait_for(timeout=30_000)
+    return page.locator(".js-plotly-plot .gtitle").first.text_content()
+
+
+def test_the_issues_lesson3_link_gives_the_teachers_numbers(server, browser):
+    """lr 0.5, 30 points, momentum 0 and zero_grad forgotten: a fresh browser stops where the teacher's did."""
+    teacher = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = open_page(teacher, f"{server}/logistic")
+    set_number(page, "Learning rate", 0.5)
+    set_number(page, "Points per class", 30)
+    set_number(page, "Momentum", 0)
+    page.get_by_text("Forget").first.click()
+    wait_idle(page)
+    page.get_by_role("slider", name="Speed (iterations per second)").press("End")
+    wait_idle(page)
+    page.get_by_role("button", name="Train").click()
+    numbers, link = replay_numbers(page), page.url
+    assert "lr_lr=0.5" in link and "lr_n=30" in link and "lr_momentum=0.0" in link and "lr_forget=1" in link
+    teacher.close()
+    student = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = open_page(student, link)
+    page.get_by_role("button", name="Train").click()
+    assert replay_numbers(page) == numbers and numbers.startswith("Iteration:")
+    assert exception_boxes(page) == 0
+    student.close()
+
+
 def test_a_bad_link_falls_back_with_a_warning_naming_the_parameter(server, browser):
     context = browser.new_context()
     page = open_page(context, f"{server}/two_layer?tl_steps=%C2%B2&tl_lr=[x](http://e.example)&tl_H=30")
@@ -99,7 +128,8 @@ def test_a_bad_link_falls_back_with_a_warning_naming_the_parameter(server, brows
     context.close()
 
 
-@pytest.mark.parametrize("lesson, path", [("1", "custom_function"), ("2", "two_layer"), ("4", "xray")])
+@pytest.mark.parametrize("lesson, path", [("1", "custom_function"), ("2", "two_layer"), ("3", "logistic"),
+                                          ("4", "xray")])
 def test_presenter_view_at_720p(server, browser, lesson, path):
     context = browser.new_context(viewport=PRESENTER)
     page = open_page(context, f"{server}/{path}?present=1")
@@ -107,6 +137,19 @@ def test_presenter_view_at_720p(server, browser, lesson, path):
         page.get_by_role("slider", name="Speed (steps per second)").press("End")
         wait_idle(page)
         finish_two_layer(page)
+    if path == "logistic":  # the finished run's replay is the chart a teacher shows
+        page.get_by_role("slider", name="Speed (iterations per second)").press("End")
+        wait_idle(page)
+        page.get_by_role("button", name="Train").click()
+        replay_numbers(page)
+    if path == "playground":
+        page.get_by_role("slider", name="Speed (steps per second)").press("End")
+        wait_idle(page)
+        page.get_by_role("button", name="Play").click()
+        page.wait_for_function("() => Number(document.querySelector('.studio-live')?.dataset.painted) >= 300",
+                               timeout=60_000)
+        page.get_by_role("button", name="Pause").click()
+        wait_idle(page)
     if path == "xray":
         page.locator('[data-testid="stGraphVizChart"] svg').first.wait_for(timeout=30_000)
     else:
