@@ -33,7 +33,7 @@ bind_lesson("custom_function")
 
 def custom_function_ui() -> tuple[str, list[float] | None, list[float] | None, str]:
     """Read the widgets; returns (Function name, input, grad_output, error message)."""
-    c1, c2, c3 = st.columns([2, 3, 3])
+    c1, c2, c3 = st.columns([4, 3, 3])  # the Function's name in full: "BROKEN Tanh: derivative of the input"
     name = c1.selectbox("Function", list(FUNCTIONS), key="cf_function",
                         help="The tutorial's MyReLU first; the BROKEN ones hide a classic bug in backward.")
     x, err = parse_vector(c2.text_input("Input x (comma-separated)", key="cf_input"), name="the input")
