@@ -151,3 +151,27 @@ def test_the_presenter_view_puts_stacked_subplots_side_by_side():
     assert layout["height"] <= 720 and layout["updatemenus"][0]["y"] < -0.16
     side = {"xaxis": {"domain": [0, 0.5]}, "yaxis": {}, "xaxis2": {"domain": [0.62, 1]}, "yaxis2": {}}
     assert present_layout(side)["xaxis"]["domain"] == [0, 0.5]
+
+
+@pytest.mark.parametrize("lesson", ["logistic", "two_layer", "playground"])
+def test_a_loaded_run_file_replays_without_training(lesson, monkeypatch):
+    if lesson == "logistic":
+        config = LogisticConfig(record_every=1, max_iterations=120)
+        snaps = list(train_logistic(config))
+    elif lesson == "two_layer":
+        config = TwoLayerConfig(steps=50)
+        snaps = list(train_two_layer(config))
+    else:
+        config = PlaygroundConfig(hidden=(4,), n_per_class=20)
+        snaps = list(Playground(config).run(40, record_every=1))
+    _, config2, snaps2, _ = from_json(to_json(run_record(lesson, config, snaps)))
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("a replay must not train")
+
+    import autodiff_core.playground as pg
+
+    monkeypatch.setattr(pg.Playground, "step", no_training)
+    fig = replay_figure(lesson, config2, snaps2)
+    titles = [f.layout.title.text for f in fig.frames]
+    assert len(fig.frames) > 10 and len(set(titles)) == len(titles)  # the numbers follow the slider
