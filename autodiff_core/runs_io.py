@@ -120,7 +120,12 @@ def standalone_html(fig, title: str) -> str:
     """The figure as one HTML file with plotly.js inside it: it plays with no network at all."""
     import html
 
-    body = fig.to_html(include_plotlyjs=True, full_html=False, auto_play=False, div_id="replay",
+    import plotly.io as pio
+
+    from .theme import recolor
+
+    spec = recolor(fig.to_plotly_json())  # the app's palette, as the chart on screen
+    body = pio.to_html(spec, include_plotlyjs=True, full_html=False, auto_play=False, div_id="replay",
                        config={"displaylogo": False, "responsive": True})
     return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title></head>"
             f"<body style=\"margin:0;font-family:sans-serif\">{body}</body></html>\n")
