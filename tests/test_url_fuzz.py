@@ -189,7 +189,7 @@ def test_hostile_links_in_the_browser():
             path = "" if page_name == "home" else page_name
             page.goto(f"{url}/{path}?{query}")
             wait_idle(page)
-            page.get_by_text("Run settings").wait_for()
+            page.locator('[data-testid="stSidebar"] h3, [data-testid="stException"]').first.wait_for()
             found = page.evaluate("""(host) => ({
                 links: [...document.querySelectorAll('a[href]')].map(a => a.href)
                   .filter(h => h.includes(host) && !h.startsWith(location.origin)),
