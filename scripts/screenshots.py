@@ -1,0 +1,166 @@
+"""The README's screenshots, taken from the real app: a representative run of each lesson, as a student sees it.
+
+Starts `streamlit run app.py` and headless Chromium with the browser tests' helpers (tests/browser.py), opens
+each lesson by a link (its presets and settings are in the URL), trains it as a student would, checks that
+the page shows what the run promises and no error box, and writes docs/lesson<N>-<name>.png. Look at every
+image before committing it.
+
+    python scripts/screenshots.py          # every lesson
+    python scripts/screenshots.py 3 5      # lessons 3 and 5 only
+    python scripts/screenshots.py --out artifacts 2    # a trial, leaving docs/ alone
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from tests.browser import (  # noqa: E402
+    exception_boxes,
+    launch,
+    open_page,
+    set_number,
+    set_speed,
+    streamlit_server,
+    wait_idle,
+)
+
+DOCS = ROOT / "docs"
+VIEWPORT = {"width": 1400, "height": 1000}
+MAX_HEIGHT = 1600  # px: a README image taller than this is unreadable once scaled to the page width
+EDITOR = 'iframe[title="streamlit_ace.streamlit_ace"]'
+
+
+def text(page, what: str, timeout: float = 120_000) -> None:
+    page.get_by_text(what).first.wait_for(timeout=timeout)
+
+
+def train(page, lesson: str, done: str) -> None:
+    """Speed 'max', Train, then wait for ``done`` on the page and for the script to be idle."""
+    set_speed(page, "max")
+    page.get_by_role("button", name="Train", exact=True).click()
+    text(page, done)
+    wait_idle(page)
+
+
+def lesson1(page) -> str:
+    text(page, "gradcheck passed")
+    return '.js-plotly-plot, [data-testid="stAlert"]'  # the charts and gradcheck's verdict
+
+
+def lesson2(page) -> str:
+    train(page, "two_layer", "Finished: all 500 steps")
+    return ".js-plotly-plot, .studio-live"
+
+
+def lesson3(page) -> str:
+    # The tutorial's clusters are apart: accuracy passes 99% at iteration 20 and the run stops there. Closer
+    # clusters overlap, so the run goes on and the boundary can be seen settling between them.
+    set_number(page, "Cluster mean (±)", 1.0)
+    train(page, "logistic", "Finished")
+    page.get_by_text("▶ Play").first.wait_for(timeout=60_000)  # the replay
+    return ".js-plotly-plot"
+
+
+def lesson4(page) -> str:
+    return '[data-testid="stGraphVizChart"]'  # the autograd graph of a real step
+
+
+def choose(page, label: str, option: str) -> None:
+    """Pick ``option`` in the selectbox labelled ``label``."""
+    page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first.click()
+    page.get_by_role("option", name=option, exact=True).click()
+    wait_idle(page)
+
+
+def lesson5(page) -> str:
+    # Spirals need depth: three layers of 16 learn them in a few thousand steps.
+    choose(page, "Data", "Spirals")
+    set_number(page, "Hidden layers", 3)
+    set_number(page, "Neurons per layer", 16)
+    set_speed(page, "max")
+    page.get_by_role("button", name="Play", exact=True).click()
+    page.wait_for_function("() => Number(document.querySelector('.studio-live')?.dataset.painted) >= 3000",
+                           timeout=240_000)
+    page.get_by_role("button", name="Pause", exact=True).click()
+    wait_idle(page)
+    page.wait_for_timeout(1500)  # the finished view's first paint
+    return ".js-plotly-plot, .studio-live"
+
+
+def lesson6(page) -> str:
+    from autodiff_core.challenges import CHALLENGES
+
+    wrong = CHALLENGES["relu"].solution.replace("grad_input = grad_output.clone()",
+                                                "grad_input = torch.ones_like(input)")
+    page.frame_locator(EDITOR).locator(".ace_content").wait_for(timeout=60_000)
+    page.frame_locator(EDITOR).locator(".ace_content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(wrong)  # the classic bug: backward forgets grad_output
+    page.frame_locator(EDITOR).get_by_role("button", name="Apply").click()
+    wait_idle(page)
+    page.locator('[data-testid="stAlert"]').filter(has_text="gradcheck failed").first.wait_for(timeout=60_000)
+    return ".js-plotly-plot"
+
+
+LESSONS = {  # number: (file name, link, what to do, returning the selector whose last match ends the image)
+    1: ("lesson1-custom-function.png", "/custom_function", lesson1),
+    2: ("lesson2-two-layer.png", "/two_layer", lesson2),
+    3: ("lesson3-logistic.png", "/logistic", lesson3),
+    4: ("lesson4-xray.png", "/xray", lesson4),
+    5: ("lesson5-playground.png", "/playground", lesson5),
+    6: ("lesson6-write-function.png", "/write_function", lesson6),
+}
+
+
+BOTTOM_JS = """(selector) => Math.max(0, ...[...document.querySelectorAll(selector)]
+  .map(e => e.getBoundingClientRect()).filter(r => r.height > 0).map(r => r.bottom))"""
+TO_TOP_JS = "() => { for (const e of document.querySelectorAll('*')) if (e.scrollTop) e.scrollTop = 0; }"
+
+
+def shoot(context, url: str, number: int, out: Path) -> Path:
+    """The lesson from the top of the page down to the end of its last chart (Streamlit scrolls its main
+    area inside the page, so the window is made as tall as that instead of taking a full-page image)."""
+    name, link, act = LESSONS[number]
+    page = open_page(context, url + link)
+    selector = act(page)
+    page.locator(selector).locator("visible=true").first.wait_for(timeout=60_000)
+    page.wait_for_timeout(1000)  # the last charts' first paint
+    assert exception_boxes(page) == 0, f"lesson {number} shows an error box"
+    page.evaluate(TO_TOP_JS)
+    bottom = page.evaluate(BOTTOM_JS, selector)
+    height = min(MAX_HEIGHT, max(VIEWPORT["height"], int(bottom + 32)))
+    page.set_viewport_size({"width": VIEWPORT["width"], "height": height})
+    page.wait_for_timeout(1000)  # charts follow the new size
+    page.evaluate(TO_TOP_JS)
+    path = out / name
+    page.screenshot(path=str(path))
+    page.close()
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("lessons", nargs="*", type=int, default=list(LESSONS), choices=list(LESSONS))
+    parser.add_argument("--out", type=Path, default=DOCS, help="folder for the images (default: docs)")
+    args = parser.parse_args()
+    args.out.mkdir(exist_ok=True)
+    with streamlit_server() as url, sync_playwright() as p:
+        browser = launch(p)
+        context = browser.new_context(viewport=VIEWPORT)
+        errors = []
+        context.on("weberror", lambda e: errors.append(str(e.error)))
+        for number in args.lessons:
+            print(f"lesson {number}: {shoot(context, url, number, args.out)}", flush=True)
+        browser.close()
+    assert not errors, f"page errors: {errors}"
+
+
+if __name__ == "__main__":
+    main()
