@@ -114,7 +114,8 @@ class Student:
         await asyncio.wait_for(self.finished.wait(), 600)
 
     async def open(self, page: str) -> None:
-        self.page = page
+        self.page, self.component = page, None
+        self.widgets.clear()
         await self.rerun()
 
     async def click(self, label: str) -> None:
@@ -277,12 +278,14 @@ async def scenario(base: str, server: Server, n: int, what: set[str], baselines:
         errors += sum(len(s.errors) for s in students)
         await asyncio.gather(*(s.close() for s in students))
     if "logistic" in what:
+        rss_before, _ = server.status()
         students, _ = await class_opens(base, n, "logistic")
         times, span = await train_all(students)
         base_t = baselines.setdefault("logistic", pct(times, 0.5) if n == 1 else None)
         live = sum(1 for s in students if s.progress > 0)
+        rss_open, _ = server.status()
         print("  " + report("logistic at the default pace, Train → finished", times, base_t)
-              + f"; live progress on {live} of {n} pages")
+              + f"; live progress on {live} of {n} pages; {(rss_open - rss_before) / n:.1f} MB RSS per open session")
         polls = [b for s in students for b in s.feed_bytes]
         if polls:
             print(f"  feed: {len(polls)} polls, median {pct(polls, 0.5) / 1e3:.2f} KB decoded, "
@@ -319,17 +322,21 @@ async def main_async(args) -> None:
         warm = Student(base)  # the first session pays the imports: not part of any figure
         await warm.connect()
         await warm.open("logistic")
+        if args.warm:  # every lesson once, each run once: what any server has paid after its first student
+            await train_all([warm])
+            await warm.open("two_layer")
+            await train_all([warm])
         await warm.close()
-        await asyncio.sleep(1)
+        await asyncio.sleep(args.settle if args.warm else 1)
         rss0, threads0 = server.status()
-        print(f"server after one page: RSS {rss0:.0f} MB, threads {threads0}")
+        print(f"server after one {'student' if args.warm else 'page'}: RSS {rss0:.0f} MB, threads {threads0}")
         baselines: dict = {}
         for n in args.n:
             await scenario(base, server, n, what, baselines)
         await asyncio.sleep(args.settle)
         rss1, threads1 = server.status()
         print(f"\nall sessions closed, {args.settle:.0f} s later: RSS {rss1:.0f} MB ({(rss1 - rss0) / rss0:+.0%} "
-              f"against after one page), threads {threads1}")
+              f"against after one {'student' if args.warm else 'page'}), threads {threads1}")
 
 
 SERVER_PIDS: list[int] = []
@@ -352,7 +359,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, nargs="+", default=[1, 5, 15, 30])
     parser.add_argument("--only", default="open,logistic,two_layer")
-    parser.add_argument("--settle", type=float, default=5.0, help="seconds to wait after the last session closed")
+    parser.add_argument("--settle", type=float, default=20.0,
+                        help="seconds to wait after the last session closed (runs are released 10 s after)")
+    parser.add_argument("--warm", action="store_true",
+                        help="before measuring, one student trains in lessons 3 and 2 (memory then starts warm)")
     args = parser.parse_args()
     _track_server_pid()
     asyncio.run(main_async(args))

@@ -11,6 +11,7 @@ const RETRY_MS = 1000;  // after a failed request (server busy or restarting)
 const GOING = ["queued", "starting", "running"];  // a run's statuses while it is going
 const MAX_POINTS = 20000;  // per curve: beyond it the chart keeps every other point of the older part
 const MAX_STATES = 240;  // states kept for painting; older ones have been painted or skipped
+const CANVAS_POINTS = 2000;  // a marker trace with more points than this is drawn on a canvas (see drawPoints)
 const PLOT_CONFIG = { displayModeBar: false, responsive: true };
 const ANIMATE = { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } };
 
@@ -69,8 +70,61 @@ function surfaceCanvas(root) {
   return canvas;
 }
 
+function heavyTraces(base) {
+  // Marker traces of the x/y subplot with thousands of points (lesson 3 at its largest sizes has
+  // 10,000). As SVG they cost the browser about 100 ms a frame, since every frame repaints their
+  // subplot; on a canvas under the (transparent) plot they are drawn once per layout.
+  const heavy = new Set();
+  base.forEach((t, i) => {
+    if ((t.type || "scatter") === "scatter" && t.mode === "markers" && (t.xaxis || "x") === "x"
+        && (t.yaxis || "y") === "y" && (t.x || []).length > CANVAS_POINTS) heavy.add(i);
+  });
+  return heavy;
+}
+
+function drawPoints(root) {
+  const s = root.__studio, plot = root.querySelector(".studio-plot"), full = plot._fullLayout;
+  let canvas = root.querySelector(".studio-points");
+  if (!s.heavy || !s.heavy.size || !full) { if (canvas) canvas.remove(); return; }
+  if (!canvas) {
+    canvas = document.createElement("canvas");
+    canvas.className = "studio-points";
+    root.querySelector(".studio-plot-wrap").insertBefore(canvas, plot);  // over the surface, under the plot
+  }
+  const xa = full.xaxis, ya = full.yaxis, dpr = window.devicePixelRatio || 1;
+  const key = [xa._offset, xa._length, ya._offset, ya._length, xa.range, ya.range, dpr, s.pointsRun].join();
+  if (canvas.dataset.key === key) return;  // the same axes: what is drawn is right
+  canvas.dataset.key = key;
+  Object.assign(canvas.style, { left: `${xa._offset}px`, top: `${ya._offset}px`,
+                                width: `${xa._length}px`, height: `${ya._length}px` });
+  canvas.width = Math.round(xa._length * dpr);
+  canvas.height = Math.round(ya._length * dpr);
+  const ctx = canvas.getContext("2d");
+  ctx.scale(dpr, dpr);
+  for (const i of s.heavy) {
+    const t = s.data.base[i], m = t.marker || {}, r = (m.size || 6) / 2, open = String(m.symbol || "").endsWith("-open");
+    const line = m.line || {};
+    ctx.globalAlpha = m.opacity ?? 1;
+    ctx.beginPath();
+    for (let k = 0; k < t.x.length; k++) {
+      const px = xa.l2p(t.x[k]), py = ya.l2p(t.y[k]);
+      if (!Number.isFinite(px) || !Number.isFinite(py)) continue;
+      ctx.moveTo(px + r, py);
+      ctx.arc(px, py, r, 0, 2 * Math.PI);
+    }
+    if (open) { ctx.strokeStyle = m.color || "#444"; ctx.lineWidth = line.width || 1.5; ctx.stroke(); }
+    else {
+      ctx.fillStyle = m.color || "#444";
+      ctx.fill();
+      if (line.width) { ctx.strokeStyle = line.color || "white"; ctx.lineWidth = line.width; ctx.stroke(); }
+    }
+  }
+  ctx.globalAlpha = 1;
+}
+
 function placeSurface(root) {  // over the x/y plot area, which Plotly knows after each draw
   const plot = root.querySelector(".studio-plot");
+  drawPoints(root);
   const full = plot._fullLayout;
   const canvas = root.querySelector(".studio-surface");
   if (!full || !canvas) return;
@@ -97,8 +151,14 @@ function paint(root, state, data) {
   if (s.drawnLayout !== s.layoutKey || !plot.data) {
     // New run or new axes: a full draw. Otherwise only trace data changes, and Plotly's animation
     // path (redraw: false, axis ranges fixed by Python) repaints them without laying out the figure.
-    const traces = data.base.map((t, i) => Object.assign({}, t, update[i] || {}));
-    drawing(s, window.Plotly.react(plot, traces, data.layout, PLOT_CONFIG).then(() => placeSurface(root)));
+    s.heavy = heavyTraces(data.base);
+    s.pointsRun = `${data.run}|${data.layout_id || ""}`;
+    // A heavy trace keeps its legend entry in Plotly, with one empty point; its points go on the canvas,
+    // which shows through the plot's (then transparent) background.
+    const traces = data.base.map((t, i) => Object.assign({}, t, s.heavy.has(i) ? { x: [null], y: [null] } : update[i] || {}));
+    const layout = s.heavy.size ? Object.assign({}, data.layout, { plot_bgcolor: "rgba(0,0,0,0)", paper_bgcolor: "rgba(0,0,0,0)" })
+      : data.layout;
+    drawing(s, window.Plotly.react(plot, traces, layout, PLOT_CONFIG).then(() => placeSurface(root)));
     if (!s.afterplot && plot.on) { plot.on("plotly_afterplot", () => placeSurface(root)); s.afterplot = true; }
     s.drawnLayout = s.layoutKey;
   } else {
@@ -136,12 +196,16 @@ function paint(root, state, data) {
 }
 
 function drawing(s, promise) {
-  // Paint again only once this drawing is done, and after as long again: a chart that costs the
-  // browser 100 ms a frame (10,000 points) then paints 5 frames a second and leaves the page half of
-  // its time for clicks, such as Stop. A cheap chart still paints every tick.
+  // Paint again only once this drawing is done, and, when it took over 30 ms, after as long again: a
+  // chart that costs the browser 100 ms a frame then paints 5 frames a second and leaves the page half
+  // of its time for clicks, such as Stop. A cheap chart still paints every tick.
   const t0 = performance.now();
   s.busy = t0;
-  const done = () => { s.busy = false; s.nextAt = performance.now() + (performance.now() - t0); };
+  const done = () => {
+    const cost = performance.now() - t0;
+    s.busy = false;
+    s.nextAt = cost > 30 ? performance.now() + cost : 0;
+  };
   promise.then(done, done);  // a newer state may interrupt an animation: that rejects, as expected
 }
 
@@ -174,7 +238,8 @@ function tick(root) {
   // One state per tick, in order; when far behind, jump to a few states before the newest. Once the
   // run has ended (Stop, say), the last state at once.
   const ended = !GOING.includes(data.status);
-  const state = ended ? pending[pending.length - 1]
+  // A chart mounted while its run is going (the student came back to the page) starts at the newest.
+  const state = ended || s.painted === -2 ? pending[pending.length - 1]
     : pending.length > data.max_behind ? pending[pending.length - Math.ceil(data.max_behind / 4)] : pending[0];
   s.painted = state.seq;
   paint(root, state, data);

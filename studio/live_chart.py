@@ -32,6 +32,7 @@ _CSS = """
 .studio-plot-wrap { position: relative; width: 100%; }
 .studio-plot { width: 100%; position: relative; z-index: 1; }
 .studio-surface { position: absolute; z-index: 0; pointer-events: none; opacity: 0.8; }
+.studio-points { position: absolute; z-index: 0; pointer-events: none; }
 .studio-metrics { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; margin-top: 0.25rem; }
 .studio-metric { display: flex; flex-direction: column; font-variant-numeric: tabular-nums; }
 .studio-metric span { font-size: 0.85rem; opacity: 0.75; }

@@ -199,6 +199,7 @@ def test_a_run_goes_on_while_the_student_visits_another_page(server, context):
     wait_idle(page)
     page.get_by_role("link", name="3 · Logistic regression").click()
     wait_idle(page)
+    wait_painted(page, 41)  # the chart mounted again paints its first state a moment after the script ran
     step = int(page.locator(".studio-live").get_attribute("data-painted"))
     assert step > 40 and page.locator(".studio-live").get_attribute("data-status") == "running"
     wait_painted(page, step + 40)  # it paints on, from the feed
