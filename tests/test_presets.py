@@ -152,3 +152,19 @@ def test_hostile_values_for_a_lessons_settings_fall_back_with_a_warning(new_app,
     for s in settings:
         assert f"{s.key} `" in warned and at.session_state[s.key] == s.default
     assert "](http" not in warned.replace("`[click](http://evil.example/x) ", "")  # only inside code spans
+
+
+@pytest.mark.parametrize("lesson", WIRED)
+@pytest.mark.parametrize("end", ["lo", "hi"])
+def test_a_link_at_the_ends_of_every_range_fits_the_widgets(new_app, lesson, end):
+    """The settings' bounds are the widgets' bounds: a link at either end sets the widget, and no widget
+    refuses a value the link's parser accepted."""
+    at = new_app()
+    bounded = [s for s in SETTINGS[lesson] if getattr(s, end) is not None]
+    for s in bounded:
+        at.query_params[s.key] = s.format(s.kind(getattr(s, end)))
+    at.switch_page(PAGES[lesson])
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    for s in bounded:
+        assert at.session_state[s.key] == s.kind(getattr(s, end)), s.key
