@@ -118,3 +118,21 @@ def test_comparison_charts_title_every_axis_and_name_the_buffers(app):
     assert [p["layout"]["xaxis"]["title"]["text"] for p in panels(at, "xr_relu")] == ["step"] * 2
     buffers = [t for t in panels(at, "xr_sgd")[1]["data"] if (t.get("name") or "").endswith(" buffer")]
     assert len(buffers) == 3 and all(t.get("showlegend") is not False for t in buffers)
+
+
+def test_forgetting_zero_grad_is_never_shown_as_an_improvement(app):
+    """Overlapping clusters by default, where the harm shows; on the tutorial's far-apart clusters the
+    sooner stop is explained as oversized steps, not praised."""
+    from autodiff_core import LogisticConfig
+    from autodiff_core.compare import zero_grad_comparison
+
+    at = open_xray(app)
+    right, forgot = zero_grad_comparison(LogisticConfig(mean=1.0, record_every=1))
+    assert forgot[-1].loss > 10 * right[-1].loss  # the case shown first really is worse without zero_grad
+    text = " ".join(m.value for m in at.markdown)
+    assert "larger**" in text and f"**{forgot[-1].loss:.3f}** against {right[-1].loss:.3f}" in text
+    assert "only *looks* better" not in text
+    at.radio(key="xr_zg_data").set_value("The tutorial's clusters (mean 1.7)").run()
+    text = " ".join(m.value for m in at.markdown)
+    assert "only *looks* better" in text and "sum of every gradient so far" in text
+    assert not at.exception
