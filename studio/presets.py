@@ -56,6 +56,8 @@ SETTINGS: dict[str, list[Setting]] = {
         Setting("xr_fn", str, "BROKEN ReLU: comparison flipped", choices=_FNS, short=""),
         Setting("xr_points", str, "-1.5, -0.4, 0.3, 1.2, 2", short="points", pattern=NUMBERS),
         Setting("xr_float64", bool, True, short="float64"),
+        Setting("xr_zg_data", str, "Overlapping clusters (mean 1.0)",
+                choices=("Overlapping clusters (mean 1.0)", "The tutorial's clusters (mean 1.7)"), short=""),
     ],
     "playground": [
         Setting("pg_dataset", str, _P.dataset, choices=tuple(DATASETS), short=""),
