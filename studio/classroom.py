@@ -45,10 +45,10 @@ def remember_finished(lesson: str, run: LiveRun | None) -> None:
     st.session_state[f"_ghosts_{lesson}"] = (history + [entry])[-(KEEP + 1):]  # the run on screen + KEEP before
 
 
-def ghosts(lesson: str, run: LiveRun | None) -> list[dict]:
+def ghosts(lesson: str, run: LiveRun | None, reference=None) -> list[dict]:
     """The ghosts to draw beside ``run``: the last finished runs before it and the pinned one, each labelled
-    by the settings in which it differs from ``run``."""
-    reference = run.config if run is not None else None
+    by the settings in which it differs from ``reference`` (the run's config when not given)."""
+    reference = reference if reference is not None else run.config if run is not None else None
     shown = [h for h in _history(lesson) if run is None or h["run_id"] != run.run_id][-KEEP:]
     pin = st.session_state.get(_pin_key(lesson))
     if pin is not None:
@@ -62,10 +62,11 @@ def ghosts(lesson: str, run: LiveRun | None) -> list[dict]:
     return out
 
 
-def ghost_adder(lesson: str, run: LiveRun | None):
+def ghost_adder(lesson: str, run: LiveRun | None, reference=None):
     """For ``presenter.payload(extra=...)``: appends the ghosts to a live payload's traces. Computed now, on
-    the script thread; the returned function only copies them in."""
-    traces = _traces(lesson, run)
+    the script thread; the returned function only copies them in. ``reference``: the config the labels
+    compare with (the run's when not given)."""
+    traces = _traces(lesson, run, reference)
 
     def add(data: dict) -> None:
         if traces:
@@ -82,8 +83,8 @@ def add_ghosts(fig, lesson: str, run: LiveRun | None):
     return fig.update_layout(showlegend=True) if fig.layout.showlegend is False else fig
 
 
-def _traces(lesson: str, run: LiveRun | None) -> list[dict]:
-    found = ghosts(lesson, run)
+def _traces(lesson: str, run: LiveRun | None, reference=None) -> list[dict]:
+    found = ghosts(lesson, run, reference)
     if not found:
         return []
     xr = boundary_range(run.config) if lesson == "logistic" and run is not None else None
@@ -95,7 +96,10 @@ def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
     ``live_png``: a PNG button for the live chart (a lesson whose finished view is a ``charts.plot`` figure
     has the camera in that figure's toolbar instead)."""
     from .charts import plot
+    from .presets import SETTINGS, sync_url
 
+    if lesson in SETTINGS:
+        sync_url(lesson)  # a button that changed a setting mid-run (Regenerate) reaches the address bar
     remember_finished(lesson, run)
     finished = run is not None and not run.running and run.status in FINISHED and run.view()[0]
     history = _history(lesson)
