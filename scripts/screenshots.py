@@ -32,7 +32,7 @@ from tests.browser import (  # noqa: E402
 
 DOCS = ROOT / "docs"
 VIEWPORT = {"width": 1400, "height": 1000}
-MAX_HEIGHT = 1600  # px: a README image taller than this is unreadable once scaled to the page width
+MAX_HEIGHT = 1800  # px: a README image taller than this is unreadable once scaled to the page width
 EDITOR = 'iframe[title="streamlit_ace.streamlit_ace"]'
 
 
@@ -55,7 +55,7 @@ def lesson1(page) -> str:
 
 def lesson2(page) -> str:
     train(page, "two_layer", "Finished: all 500 steps")
-    return ".js-plotly-plot, .studio-live"
+    return '.studio-live, [data-testid="stMetric"]'  # the loss curve and the numbers under it
 
 
 def lesson3(page) -> str:
@@ -79,13 +79,13 @@ def choose(page, label: str, option: str) -> None:
 
 
 def lesson5(page) -> str:
-    # Spirals need depth: three layers of 16 learn them in a few thousand steps.
+    # Spirals need depth: three layers of 16 learn them in about 1,500 steps.
     choose(page, "Data", "Spirals")
     set_number(page, "Hidden layers", 3)
     set_number(page, "Neurons per layer", 16)
     set_speed(page, "max")
     page.get_by_role("button", name="Play", exact=True).click()
-    page.wait_for_function("() => Number(document.querySelector('.studio-live')?.dataset.painted) >= 3000",
+    page.wait_for_function("() => Number(document.querySelector('.studio-live')?.dataset.painted) >= 1500",
                            timeout=240_000)
     page.get_by_role("button", name="Pause", exact=True).click()
     wait_idle(page)
@@ -106,7 +106,7 @@ def lesson6(page) -> str:
     page.frame_locator(EDITOR).get_by_role("button", name="Apply").click()
     wait_idle(page)
     page.locator('[data-testid="stAlert"]').filter(has_text="gradcheck failed").first.wait_for(timeout=60_000)
-    return ".js-plotly-plot"
+    return ".js-plotly-plot", 1  # the code, the verdict and the two Jacobians
 
 
 LESSONS = {  # number: (file name, link, what to do, returning the selector whose last match ends the image)
@@ -119,8 +119,8 @@ LESSONS = {  # number: (file name, link, what to do, returning the selector whos
 }
 
 
-BOTTOM_JS = """(selector) => Math.max(0, ...[...document.querySelectorAll(selector)]
-  .map(e => e.getBoundingClientRect()).filter(r => r.height > 0).map(r => r.bottom))"""
+BOTTOM_JS = """([selector, count]) => Math.max(0, ...[...document.querySelectorAll(selector)]
+  .map(e => e.getBoundingClientRect()).filter(r => r.height > 0).slice(0, count || undefined).map(r => r.bottom))"""
 TO_TOP_JS = "() => { for (const e of document.querySelectorAll('*')) if (e.scrollTop) e.scrollTop = 0; }"
 
 
@@ -129,13 +129,15 @@ def shoot(context, url: str, number: int, out: Path) -> Path:
     area inside the page, so the window is made as tall as that instead of taking a full-page image)."""
     name, link, act = LESSONS[number]
     page = open_page(context, url + link)
-    selector = act(page)
+    selector, count = act(page), 0  # the image ends below the last of them on screen
+    if isinstance(selector, tuple):
+        selector, count = selector  # ... or below the first ``count`` of them
     page.locator(selector).locator("visible=true").first.wait_for(timeout=60_000)
     page.wait_for_timeout(1000)  # the last charts' first paint
     assert exception_boxes(page) == 0, f"lesson {number} shows an error box"
     page.evaluate(TO_TOP_JS)
-    bottom = page.evaluate(BOTTOM_JS, selector)
-    height = min(MAX_HEIGHT, max(VIEWPORT["height"], int(bottom + 32)))
+    bottom = page.evaluate(BOTTOM_JS, [selector, count])
+    height = min(MAX_HEIGHT, max(VIEWPORT["height"], int(bottom + 24)))
     page.set_viewport_size({"width": VIEWPORT["width"], "height": height})
     page.wait_for_timeout(1000)  # charts follow the new size
     page.evaluate(TO_TOP_JS)
