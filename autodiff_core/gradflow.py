@@ -1,0 +1,31 @@
+"""Gradient flow through an MLP: how large each layer's gradient is, and how many of its units are dead.
+
+A class watches these beside the loss. With sigmoid units at depth 6 the first layers' gradients are
+orders of magnitude smaller than the last one's (vanishing gradients); with ReLU at a large learning rate
+whole layers stop passing anything back (dead units).
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+def weight_grad_norms(weights: list[torch.Tensor]) -> torch.Tensor:
+    """``(L,)`` the 2-norm of each layer's weight gradient, first layer first, on the device.
+
+    Squared norms as dot products, stacked, so recording them costs one small kernel per layer and no
+    host sync; the caller reads them with the rest of a snapshot.
+    """
+    flat = [w.grad.view(-1) for w in weights]
+    return torch.stack([torch.dot(g, g) for g in flat]).sqrt()
+
+
+def dead_fractions(hidden: list[torch.Tensor]) -> torch.Tensor:
+    """``(L-1,)`` per hidden layer, the fraction of its units that give the same output for every point.
+
+    ``hidden[i]`` is layer i's activations ``(n, width)`` over a data set. A unit whose output never
+    changes (for ReLU: 0 everywhere) passes no gradient back, whatever the loss: it is dead.
+    """
+    if not hidden:
+        return torch.zeros(0)
+    return torch.stack([(h.amax(0) == h.amin(0)).to(h.dtype).mean() for h in hidden])

@@ -1,0 +1,130 @@
+"""The playground's data, drawn the way TF Playground draws it (its ``dataset.ts``), at its scale.
+
+Points span about -6..6 on both axes. ``noise`` runs from 0 to 0.5, as TF's slider does (0 to 50, over
+100), and means what it means there: for circles, XOR and the regression sets each point is labelled as if
+it sat somewhere else nearby (its coordinates plus ``noise`` times a uniform offset up to the radius), so
+labels flip near the boundary while the points stay put. Gaussian clusters widen with noise, and spirals
+jitter.
+
+Every generator has one signature, ``(n, noise, generator) -> (X, y)``: ``n`` points in all, ``X`` is
+``(n, 2)`` float32. For classification ``y`` is 0 or 1 (TF's -1 and +1); for regression it lies in
+[-1, 1]. Every draw comes from the given ``torch.Generator``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from .data import moons
+
+Generator = Callable[[int, float, torch.Generator], tuple[torch.Tensor, torch.Tensor]]
+EXTENT = (-6.0, 6.0, -6.0, 6.0)  # the plane every heatmap shows: x0, x1, y0, y1 (TF's domain)
+
+
+def _uniform(shape, lo: float, hi: float, g: torch.Generator) -> torch.Tensor:
+    return torch.rand(shape, generator=g) * (hi - lo) + lo
+
+
+def circles(n: int, noise: float, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Class 1 inside radius 2.5, class 0 on a ring from 3.5 to 5; labels from the noisy point."""
+    radius, half = 5.0, n // 2
+    r = torch.cat([_uniform(half, 0, radius * 0.5, g), _uniform(n - half, radius * 0.7, radius, g)])
+    angle = _uniform(n, 0, 2 * math.pi, g)
+    x = torch.stack([r * torch.sin(angle), r * torch.cos(angle)], 1)  # (n, 2)
+    shifted = x + _uniform((n, 2), -radius, radius, g) * noise
+    return x, (shifted.norm(dim=1) < radius * 0.5).float()
+
+
+def xor(n: int, noise: float, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Uniform on -5..5, pushed 0.3 off the axes; class 1 where x * y >= 0, judged at the noisy point."""
+    x = _uniform((n, 2), -5, 5, g)
+    x = x + torch.where(x > 0, 0.3, -0.3)
+    shifted = x + _uniform((n, 2), -5, 5, g) * noise
+    return x, (shifted[:, 0] * shifted[:, 1] >= 0).float()
+
+
+def gaussians(n: int, noise: float, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Two clouds around (2, 2) (class 1) and (-2, -2) (class 0); their variance grows from 0.5 to 4
+    as noise goes from 0 to 0.5."""
+    std = math.sqrt(0.5 + noise / 0.5 * 3.5)
+    half = n // 2
+    centre = torch.cat([torch.full((half, 2), 2.0), torch.full((n - half, 2), -2.0)])
+    x = centre + std * torch.randn(n, 2, generator=g)
+    return x, torch.cat([torch.ones(half), torch.zeros(n - half)])
+
+
+def spirals(n: int, noise: float, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Two spirals of radius 5 and 1.75 turns, the second turned by pi; noise jitters each point."""
+    half = n // 2
+    parts = []
+    for count, turn in ((half, 0.0), (n - half, math.pi)):
+        i = torch.arange(count, dtype=torch.float32) / max(count, 1)
+        r, t = i * 5, 1.75 * i * 2 * math.pi + turn
+        parts.append(torch.stack([r * torch.sin(t), r * torch.cos(t)], 1))
+    x = torch.cat(parts) + _uniform((n, 2), -1, 1, g) * noise
+    return x, torch.cat([torch.ones(half), torch.zeros(n - half)])
+
+
+def two_moons(n: int, noise: float, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Lesson 5's two moons (not in TF), scaled to the same plane; noise jitters each point."""
+    x, y = moons(n // 2, 0.0, g)
+    return x * 3 + _uniform((len(y), 2), -2, 2, g) * noise, y
+
+
+def _plane_label(p: torch.Tensor) -> torch.Tensor:
+    return (p[:, 0] + p[:, 1]) / 10  # TF's scale maps -10..10 to -1..1
+
+
+GAUSSIANS = ((-4, 2.5, 1), (0, 2.5, -1), (4, 2.5, 1), (-4, -2.5, -1), (0, -2.5, 1), (4, -2.5, -1))
+
+
+def _gaussians_label(p: torch.Tensor) -> torch.Tensor:
+    """The bump (of either sign) largest in size at ``p``: 1 at a centre, falling to 0 at distance 2."""
+    bumps = torch.stack([s * (1 - (p - torch.tensor([cx, cy])).norm(dim=1) / 2).clamp(0, 1)
+                         for cx, cy, s in GAUSSIANS], 1)  # (n, 6)
+    return bumps.gather(1, bumps.abs().argmax(1, keepdim=True)).squeeze(1)
+
+
+def _regression(label: Callable[[torch.Tensor], torch.Tensor]) -> Generator:
+    def draw(n: int, noise: float, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        x = _uniform((n, 2), -6, 6, g)
+        return x, label(x + _uniform((n, 2), -6, 6, g) * noise)
+    return draw
+
+
+plane = _regression(_plane_label)
+plane.__doc__ = "Uniform on -6..6; the target is (x + y) / 10, read at the noisy point."
+multi_gaussian = _regression(_gaussians_label)
+multi_gaussian.__doc__ = "Uniform on -6..6; the target is six signed bumps, read at the noisy point."
+
+
+@dataclass(frozen=True)
+class DataSpec:
+    draw: Generator
+    regression: bool = False
+
+
+PLAYGROUND_DATASETS: dict[str, DataSpec] = {
+    "Circles": DataSpec(circles),
+    "XOR": DataSpec(xor),
+    "Gaussian clusters": DataSpec(gaussians),
+    "Spirals": DataSpec(spirals),
+    "Two moons": DataSpec(two_moons),
+    "Plane (regression)": DataSpec(plane, regression=True),
+    "Multi-Gaussian (regression)": DataSpec(multi_gaussian, regression=True),
+}
+
+
+def is_regression(name: str) -> bool:
+    return PLAYGROUND_DATASETS[name].regression
+
+
+def make_playground_data(name: str, n: int, noise: float, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Draw ``n`` points of dataset ``name`` with its own generator seeded ``seed``."""
+    if name not in PLAYGROUND_DATASETS:
+        raise ValueError(f"dataset must be one of: {', '.join(PLAYGROUND_DATASETS)}; not {name!r}.")
+    return PLAYGROUND_DATASETS[name].draw(n, noise, torch.Generator().manual_seed(seed))
