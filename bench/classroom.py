@@ -97,9 +97,10 @@ class Student:
         elif kind in ("button", "slider", "number_input", "selectbox"):
             proto = getattr(el, kind)
             self.widgets[proto.label] = (proto.id, kind)
-        elif kind == "bidi_component":
-            self.component_id = el.bidi_component.id
-            self.component = json.loads(el.bidi_component.json)
+        elif kind == "bidi_component" and el.bidi_component.json:
+            data = json.loads(el.bidi_component.json)
+            if isinstance(data, dict) and "run" in data:  # the live chart (a page may have other components)
+                self.component_id, self.component = el.bidi_component.id, data
 
     async def rerun(self, widgets=()) -> None:
         """Ask for a script run, as the browser does after a click; returns once it finished."""

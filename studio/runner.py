@@ -130,7 +130,7 @@ class LiveRun:
             return self.snapshots[-1] if self.snapshots else None
 
     def _work(self) -> None:
-        stream = None
+        stream, turn = None, _Turn(TURNS)
         try:
             if not BUDGET.admit(self):
                 return  # stopped while it waited
@@ -142,11 +142,18 @@ class LiveRun:
             with self._lock:
                 if self.running:
                     self.status = "running"
-            for snap in stream:
+            while True:
+                if self.speed is None:  # full speed: compute in turns with the other full-speed runs
+                    turn.take()
+                snap = next(stream, _END)
+                if snap is _END:
+                    break
                 self._append(snap)
                 if getattr(snap, "diverged", False):
                     self._finish("diverged", snap.message)
                     return
+                if self.speed is not None or turn.over():
+                    turn.give()  # a paced run sleeps between steps: never while holding a turn
                 if self._wait(self.step_of(snap)):
                     self._finish("stopped", self.message or "Stopped.")
                     return
@@ -155,6 +162,7 @@ class LiveRun:
             log.exception("training run %s failed", self.run_id)
             self._finish("error", _explain(exc))
         finally:
+            turn.give()
             if stream is not None:
                 stream.close()
             BUDGET.release(self)
@@ -220,6 +228,61 @@ def current_session_id() -> str | None:
 
     ctx = get_script_run_ctx(suppress_warning=True)
     return ctx.session_id if ctx is not None else None
+
+
+_END = object()
+
+
+class Turns:
+    """Full-speed runs take turns: at most ``n`` compute at once, each for up to ``QUANTUM`` s, first
+    come first served. Thirty threads stepping small models at once mostly hand the GIL to one another
+    (measured: 30 runs together took up to 1.4 times as long as the same 30 one after another); in
+    turns, the cores compute. Paced runs sleep between steps and never wait for a turn."""
+
+    def __init__(self, n: int) -> None:
+        self.free = n
+        self.waiting: deque[threading.Event] = deque()
+        self.lock = threading.Lock()
+
+    def acquire(self) -> None:
+        with self.lock:
+            if self.free and not self.waiting:
+                self.free -= 1
+                return
+            ready = threading.Event()
+            self.waiting.append(ready)
+        ready.wait()  # handed over by release(): no one can barge in
+
+    def release(self) -> None:
+        with self.lock:
+            if self.waiting:
+                self.waiting.popleft().set()
+            else:
+                self.free += 1
+
+
+QUANTUM = 0.05  # seconds of steps a full-speed run takes in one turn
+TURNS: Turns = process_wide("runner_turns", lambda: Turns(max(1, os.cpu_count() or 1)))
+
+
+class _Turn:
+    """One run's hold on a turn (``Turns``)."""
+
+    def __init__(self, turns: Turns) -> None:
+        self.turns, self.since = turns, None
+
+    def take(self) -> None:
+        if self.since is None:
+            self.turns.acquire()
+            self.since = time.perf_counter()
+
+    def over(self) -> bool:
+        return self.since is not None and time.perf_counter() - self.since > QUANTUM
+
+    def give(self) -> None:
+        if self.since is not None:
+            self.since = None
+            self.turns.release()
 
 
 # ---- what a run costs, and the server's budget ----

@@ -22,8 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(autouse=True)
 def fresh_budget(monkeypatch):
-    """Each test starts with the server's memory budget empty (runs of other tests may hold some)."""
+    """Each test starts with the server's memory budget empty and turns free (runs of other tests, held
+    by a gate, may hold some)."""
     monkeypatch.setattr(runner, "BUDGET", runner.Budget())
+    monkeypatch.setattr(runner, "TURNS", runner.Turns(100))
 
 
 def poll(url: str, after=None, layout: str = "") -> tuple[int, dict, int]:
@@ -338,3 +340,37 @@ def test_stop_ends_a_queued_run_without_it_ever_starting(monkeypatch):
     run.stop()
     run.join(2)
     assert run.status == "stopped" and not run._thread.is_alive()
+
+
+def test_full_speed_runs_take_turns_first_come_first_served(monkeypatch):
+    monkeypatch.setattr(runner, "TURNS", runner.Turns(1))
+    monkeypatch.setattr(runner, "QUANTUM", 0.0)  # a turn is one step
+    order: list[str] = []
+
+    def stream(name):
+        def gen():
+            for i in range(5):
+                order.append(name)
+                time.sleep(0.002)
+                yield i
+        return gen
+
+    runs = [LiveRun("test", None, stream(n), lambda s: s) for n in "abc"]
+    runner.TURNS.acquire()  # hold the only turn until all three wait for it
+    for r in runs:
+        r.start()
+        time.sleep(0.05)
+    runner.TURNS.release()
+    for r in runs:
+        r.join(5)
+    assert all(r.status == "done" for r in runs)
+    assert order[:6] == list("abcabc")  # in turns, not one run to its end
+
+
+def test_paced_runs_never_wait_for_a_turn(monkeypatch):
+    monkeypatch.setattr(runner, "TURNS", runner.Turns(1))
+    runner.TURNS.acquire()  # every turn taken (say, by a long full-speed step)
+    run = LiveRun("test", None, lambda: iter(range(3)), lambda s: s, speed=1000.0).start()
+    run.join(5)
+    runner.TURNS.release()
+    assert run.status == "done" and run.count == 3
