@@ -7,6 +7,7 @@ from the very same weights.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,10 +17,33 @@ from torch import nn
 
 from .data import DATASETS, make_dataset
 from .devices import resolve_device, resolve_dtype
-from .functions import activation_names, get_activation
+from .functions import FUNCTIONS, activation_names, get_activation
+from .gradcheck import gradcheck_report
 from .validation import require_choice, require_device_name, require_dtype, require_float, require_int
 
 OPTIMIZERS = ("SGD (by hand)", "SGD + momentum", "Adam")
+# The largest learning rate, per optimizer, with which the default network learns every dataset it can:
+# a suggestion never goes above it (tests/test_playground.py trains with each one).
+STABLE_LR = {"SGD (by hand)": 0.3, "SGD + momentum": 0.1, "Adam": 0.03}
+LR_LADDER = (1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001, 3e-4, 1e-4, 3e-5, 1e-5)
+
+
+def suggested_learning_rate(optimizer: str, learning_rate: float) -> float:
+    """A learning rate to try after ``learning_rate`` failed: the largest step of the ladder that is at
+    most a tenth of it and at most the optimizer's known stable rate."""
+    cap = min(learning_rate / 10, STABLE_LR[optimizer])
+    return next((v for v in LR_LADDER if v <= cap), LR_LADDER[-1])
+
+
+@functools.cache
+def backward_problem(activation: str) -> str:
+    """Why ``activation``'s backward is wrong, from gradcheck's verdict; "" when it passes (or is built in)."""
+    spec = FUNCTIONS.get(activation)
+    if spec is None or gradcheck_report(activation).passed:
+        return ""
+    return (f"The learning rate is not the cause: the backward of {activation} is wrong (gradcheck fails; "
+            f"{spec.summary}), so every gradient that flows through it is wrong. Choose an activation whose "
+            f"backward passes gradcheck.")
 
 
 @dataclass(frozen=True)
@@ -177,26 +201,31 @@ class Playground:
             values = torch.stack(stats).tolist()
         train_loss, train_acc, ok1, test_loss, test_acc, ok2, spread, saturated = values
         if not (ok1 and ok2 and math.isfinite(train_loss)):
-            lr = self.config.learning_rate
             return PlaygroundSnapshot(
                 self.steps_done, math.nan, math.nan, math.nan, math.nan, (), diverged=True,
                 message=f"Training diverged at step {self.steps_done}: the weights are no longer finite. "
-                        f"The learning rate {lr:g} is too large; try {lr / 10:g} or smaller.")
+                        + (backward_problem(self.config.activation) or self._lr_advice("is too large")))
         rows = tuple(tuple(round(v, 3) for v in row) for row in surface.tolist())
         return PlaygroundSnapshot(self.steps_done, train_loss, test_loss, train_acc, test_acc, rows,
-                                  message=self._stuck(spread, saturated))
+                                  message=self._stuck(spread, saturated, train_acc))
 
-    def _stuck(self, spread: float, saturated: float) -> str:
-        """A hint when training cannot get anywhere, most often because the learning rate is too large."""
+    def _lr_advice(self, verdict: str) -> str:
+        lr = self.config.learning_rate
+        better = suggested_learning_rate(self.config.optimizer, lr)
+        return f"The learning rate {lr:g} {verdict}; try {better:g}, then Reset."
+
+    def _stuck(self, spread: float, saturated: float, accuracy: float) -> str:
+        """A hint when training cannot get anywhere: a wrong backward, or a learning rate that is too large."""
         if self.steps_done == 0:
             return ""
-        lr = self.config.learning_rate
         if spread < 1e-6:
-            return (f"The network gives every point the same answer: its {self.config.activation} units have "
-                    f"probably died (stuck at 0). With learning rate {lr:g}, try {lr / 100:g}, then Reset.")
-        if saturated > 0.5:
-            return (f"The outputs are pinned at exactly 0 or 1, so gradients barely flow. The learning rate "
-                    f"{lr:g} is likely too large; try {lr / 100:g}, then Reset.")
+            cause = backward_problem(self.config.activation) or (
+                f"Its {self.config.activation} units have probably died (stuck at 0). "
+                + self._lr_advice("is likely too large"))
+            return f"The network gives every point the same answer. {cause}"
+        if saturated > 0.5 and accuracy < 0.9:  # pinned outputs are fine when they are right
+            cause = backward_problem(self.config.activation) or self._lr_advice("is likely too large")
+            return f"The outputs are pinned at exactly 0 or 1, so gradients barely flow. {cause}"
         return ""
 
     def run(self, steps: int, record_every: int = 10) -> Iterator[PlaygroundSnapshot]:

@@ -5,10 +5,11 @@ import streamlit as st
 from autodiff_core.data import DATASETS
 from autodiff_core.figures_playground import playground_live_payload, playground_replay_figure
 from autodiff_core.functions import activation_names
-from autodiff_core.playground import OPTIMIZERS, Playground, PlaygroundConfig
+from autodiff_core.playground import OPTIMIZERS, Playground, PlaygroundConfig, backward_problem
+from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
 from studio.live_chart import live_chart
-from studio.live_view import SPEEDS, current_run, live_section, speed_value, status_text
+from studio.live_view import SPEEDS, current_run, speed_value, status_text
 from studio.page import require_app
 from studio.runner import LiveRun, current_session_id
 from studio.sidebar import current_settings
@@ -17,8 +18,8 @@ from studio.state import init_state
 require_app()
 st.title("5 · Classification playground")
 st.markdown("A small network whose activation is a custom autograd Function (the tutorial's `MyReLU` by default) "
-            "learns to separate two classes. The background is the probability of class 1 at every point; "
-            "filled dots are training points, hollow ones test points.")
+            "learns to separate two classes, 0 (red) and 1 (blue). The background is the probability of class 1 at "
+            "every point; filled dots are training points, hollow ones test points.")
 D = PlaygroundConfig()
 init_state({"pg_dataset": D.dataset, "pg_noise": D.noise, "pg_n": D.n_per_class, "pg_test": D.test_fraction,
             "pg_layers": len(D.hidden), "pg_width": D.hidden[0], "pg_activation": D.activation,
@@ -36,14 +37,15 @@ def playground_ui() -> tuple[PlaygroundConfig | None, str]:
     c[3].slider("Test fraction", 0.1, 0.5, step=0.05, key="pg_test")
     if c[4].button("Regenerate", key="pg_regen", help="New random points from the same recipe."):
         st.session_state.pg_data_seed += 1
-    c = st.columns(6)
+    c = st.columns(5)
     c[0].number_input("Hidden layers", 1, 3, key="pg_layers")
     c[1].number_input("Neurons per layer", 1, 64, key="pg_width")
-    c[2].selectbox("Activation", activation_names(), key="pg_activation")
-    c[3].selectbox("Optimizer", OPTIMIZERS, key="pg_optimizer")
-    c[4].number_input("Learning rate", 1e-5, 1e6, format="%.4g", step=0.01, key="pg_lr")
-    c[5].number_input("Batch size", 1, 1000, key="pg_batch")
-    st.select_slider("L2 (weight decay)", [0.0, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1], key="pg_l2")
+    c[2].selectbox("Optimizer", OPTIMIZERS, key="pg_optimizer")
+    c[3].number_input("Learning rate", 1e-5, 1e6, format="%.4g", step=0.01, key="pg_lr")
+    c[4].number_input("Batch size", 1, 1000, key="pg_batch")
+    c = st.columns([2, 3])  # the activation names are long ("BROKEN Tanh: derivative of the input")
+    c[0].selectbox("Activation", activation_names(), key="pg_activation")
+    c[1].select_slider("L2 (weight decay)", [0.0, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1], key="pg_l2")
     ss, run = st.session_state, current_settings()
     try:
         config = PlaygroundConfig(
@@ -57,23 +59,46 @@ def playground_ui() -> tuple[PlaygroundConfig | None, str]:
 
 
 def playground_for(config: PlaygroundConfig) -> Playground:
-    """The session's model: kept while data and model settings stay the same, rebuilt when they change."""
+    """The session's model: kept while data and model settings stay the same, rebuilt when they change.
+    A rebuilt model drops the run and the history of the old one: they belong to other data."""
     pg = st.session_state.get("pg_model")
     if pg is None or pg.config.model_key() != config.model_key():
-        live = current_run("playground")
+        live = st.session_state.pop("playground_run", None)
         if live is not None:
             live.stop("Settings changed.")
             live.join(1.0)
         pg = st.session_state["pg_model"] = Playground(config)
-        st.session_state["pg_history"] = [pg.snapshot()]
+        new_history([pg.snapshot()])
     elif pg.config != config and not _running():
         pg.set_training(config)
     return pg
 
 
+def new_history(snaps: list) -> None:
+    """Replace what the chart shows; the chart draws it afresh (a new id), not as more of the same."""
+    st.session_state["pg_history"] = snaps
+    st.session_state["pg_view"] = st.session_state.get("pg_view", 0) + 1
+
+
 def _running() -> bool:
     run = current_run("playground")
     return run is not None and run.running
+
+
+def settle(pg: Playground) -> None:
+    """Once a run has ended (Pause, divergence, the time limit), its snapshots become the history that
+    Step continues from and the replay shows; the model's state is recorded if it moved on after the
+    last snapshot."""
+    run = current_run("playground")
+    if run is None or run.running or st.session_state.get("pg_settled") == run.run_id:
+        return
+    run.join(2.0)  # the worker may still be finishing the step in hand
+    snaps = run.view()[0]
+    if snaps:
+        new_history(snaps)
+    if st.session_state["pg_history"][-1].step != pg.steps_done:
+        st.session_state["pg_history"].append(pg.snapshot())
+    st.session_state["pg_settled"] = run.run_id
 
 
 def play(pg: Playground, speed: float | None) -> None:
@@ -88,7 +113,7 @@ def pause() -> None:
     if run is not None:
         run.stop("Paused.")
         run.join(1.0)
-        st.session_state["pg_history"] = run.view()[0]
+        settle(st.session_state["pg_model"])
 
 
 config, problem = playground_ui()
@@ -96,6 +121,9 @@ if problem:
     st.error(problem)
     st.stop()
 pg = playground_for(config)
+settle(pg)
+if backward_problem(config.activation):
+    st.warning(backward_problem(config.activation))
 if config.hidden and min(config.hidden) == 1:
     st.info("A layer of 1 neuron squeezes everything through one number: the boundary can barely bend.")
 if config.noise == 0:
@@ -115,7 +143,7 @@ if c[2].button("Step", key="pg_step", disabled=running, width="stretch", help="T
 if c[3].button("Reset", key="pg_reset", width="stretch", help="Back to step 0, same initial weights."):
     pause()
     pg.reset()
-    st.session_state["pg_history"] = [pg.snapshot()]
+    new_history([pg.snapshot()])
     st.session_state.pop("playground_run", None)
 if (run := current_run("playground")) is not None:
     run.set_speed(speed)
@@ -123,30 +151,51 @@ train = (pg.x_train.cpu().float().numpy(), pg.y_train.cpu().numpy())
 test = (pg.x_test.cpu().float().numpy(), pg.y_test.cpu().numpy())
 
 
+def live_run() -> LiveRun | None:
+    """The run the chart follows: only one that is going. An ended run is in the history by now."""
+    run = current_run("playground")
+    return run if run is not None and run.running else None
+
+
 def shown_snapshots(run: LiveRun | None) -> list:
-    """What the chart shows: the live run's snapshots, else the history of steps and paused runs."""
-    return run.view()[0] if run is not None else st.session_state["pg_history"]
+    """What the chart shows: the live run's snapshots, else the history of steps and ended runs."""
+    return run.view()[0] if run is not None else steps_shown
+
+
+def idle_status() -> str:
+    """What ended the last run, while the chart still shows where it ended."""
+    run = current_run("playground")
+    history = st.session_state["pg_history"]
+    if run is None or run.running or run.last is None or history[-1].step != run.last.step:
+        return ""
+    return status_text(run, "step", None)
+
+
+# The live feed calls payload() off the script thread, where session state cannot be read: read it now.
+steps_shown = st.session_state["pg_history"]
+idle_id, idle_text = f"idle-{id(pg)}-{st.session_state['pg_view']}", idle_status()
 
 
 def payload(run: LiveRun | None) -> dict:
     snaps = shown_snapshots(run)
     last = snaps[-1].step if snaps else 0
     return playground_live_payload(
-        snaps, pg.extent, pg.config.grid, train, test, run_id=run.run_id if run else f"idle-{id(pg)}",
-        status=run.status if run else "idle", status_text=status_text(run, "step", max(last, 1)) if run else "",
+        snaps, pg.extent, pg.config.grid, train, test, run_id=run.run_id if run else idle_id,
+        status=run.status if run else "idle", status_text=status_text(run, "step", None) if run else idle_text,
         steps_axis=max(500, int(last * 1.25)))
 
 
-def draw(run: LiveRun | None) -> None:
-    live_chart(payload, run, key="playground_live")
-
-
-live_section("playground", draw)
-history = shown_snapshots(current_run("playground"))
+run = live_run()
+live_chart(payload, run, key="playground_live", live=run is not None)  # followed to its end
+history = shown_snapshots(run)
 latest = history[-1] if history else st.session_state["pg_history"][-1]  # a run that has yielded nothing yet
-if latest.message and not latest.diverged:
+if latest.message:
     st.warning(latest.message)
-if not _running() and len(history) > 2:
-    with st.expander("Replay the run as an animation"):
-        plot(playground_replay_figure(history, pg.extent, pg.config.grid, train, test),
-                        key="pg_replay")
+ended = current_run("playground")
+if ended is not None and not ended.running and ended.status == "error" and idle_text:
+    st.error(ended.message)
+# A toggle, not an expander: the replay gets the page's whole width (a phone has none to spare), and it
+# is built only when asked for.
+if run is None and len(history) > 2 and st.toggle("Replay the run as an animation", key="pg_replay_on"):
+    quiet_interrupted_animations()
+    plot(playground_replay_figure(history, pg.extent, pg.config.grid, train, test), key="pg_replay")

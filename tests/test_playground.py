@@ -1,10 +1,16 @@
 """Datasets and the playground trainer: determinism, learnability, Step/Reset, extremes."""
 
+import json
+import re
+
 import pytest
 import torch
 
 from autodiff_core.data import DATASETS, make_dataset
-from autodiff_core.playground import MLP, OPTIMIZERS, Playground, PlaygroundConfig
+from autodiff_core.figures_playground import playground_live_payload, playground_replay_figure
+from autodiff_core.functions import FUNCTIONS
+from autodiff_core.playground import MLP, OPTIMIZERS, Playground, PlaygroundConfig, backward_problem
+from autodiff_core.theme import FONT_SIZE
 
 
 @pytest.mark.parametrize("name", list(DATASETS))
@@ -133,3 +139,71 @@ def test_one_neuron_layers_and_zero_noise_still_train():
 def test_bad_playground_configs_raise(kwargs, field):
     with pytest.raises(ValueError, match=field):
         PlaygroundConfig(**kwargs)
+
+
+def _suggested(message: str) -> float:
+    [value] = re.findall(r"try ([0-9.e+-]+)", message)
+    return float(value)
+
+
+@pytest.mark.parametrize("optimizer", OPTIMIZERS)
+def test_a_huge_learning_rate_suggests_one_that_trains(optimizer):
+    """The suggestion is run: it must learn XOR, with no complaint on the way."""
+    pg = Playground(PlaygroundConfig(optimizer=optimizer, learning_rate=1e6))
+    message = next(s.message for s in pg.run(200, 20) if s.message)
+    lr = _suggested(message)
+    assert lr <= 1.0
+    snaps = list(Playground(PlaygroundConfig(optimizer=optimizer, learning_rate=lr)).run(1000, 100))
+    assert not any(s.message for s in snaps) and max(s.test_accuracy for s in snaps) >= 0.9
+
+
+def test_a_diverged_run_suggests_a_rate_that_trains():
+    """Exp's outputs blow up at Adam's 0.03; the rate suggested then trains."""
+    pg = Playground(PlaygroundConfig(activation="Exp"))
+    last = list(pg.run(1000, 20))[-1]
+    assert last.diverged and "learning rate 0.03" in last.message
+    snaps = list(Playground(PlaygroundConfig(activation="Exp", learning_rate=_suggested(last.message))).run(1000, 100))
+    assert not any(s.diverged for s in snaps) and max(s.test_accuracy for s in snaps) >= 0.9
+
+
+def _torch_gradcheck(name: str) -> bool:
+    x = torch.linspace(-2.9, 2.9, 8, dtype=torch.float64).requires_grad_()  # off the kink at 0
+    return torch.autograd.gradcheck(FUNCTIONS[name].apply, (x,), raise_exception=False)
+
+
+@pytest.mark.parametrize("name", [n for n, spec in FUNCTIONS.items() if not spec.correct])
+def test_a_broken_backward_is_blamed_not_the_learning_rate(name):
+    assert not _torch_gradcheck(name)
+    assert f"backward of {name} is wrong" in backward_problem(name) and "gradcheck fails" in backward_problem(name)
+    for lr in (0.03, 1e6):
+        messages = [s.message for s in Playground(PlaygroundConfig(activation=name, learning_rate=lr)).run(300, 20)]
+        assert all("try" not in m and "is wrong" in m for m in messages if m), messages
+
+
+@pytest.mark.parametrize("name", [n for n, spec in FUNCTIONS.items() if spec.correct])
+def test_a_correct_backward_is_not_blamed(name):
+    assert _torch_gradcheck(name) and backward_problem(name) == ""
+
+
+def _xor_run(n=300):
+    pg = Playground(PlaygroundConfig())
+    return pg, list(pg.run(n, 10))
+
+
+def test_the_replay_is_smooth_light_and_in_the_house_font():
+    pg, snaps = _xor_run()
+    train = (pg.x_train.numpy(), pg.y_train.numpy())
+    test = (pg.x_test.numpy(), pg.y_test.numpy())
+    fig = playground_replay_figure(snaps, pg.extent, pg.config.grid, train, test)
+    assert fig.data[0].type == "heatmap" and fig.data[0].zsmooth == "best"  # as smooth as the live canvas
+    assert len(fig.frames) <= 200 and len(fig.to_json()) < 2_000_000
+    assert fig.layout.font.size == FONT_SIZE and fig.layout.legend.font.size == FONT_SIZE
+    assert fig.layout.sliders[0].currentvalue.font.size == FONT_SIZE
+    captions = [f.layout.title.text for f in fig.frames]
+    assert len(set(captions)) == len(captions) and captions[-1] == fig.layout.title.text  # one per frame
+    play, pause = fig.layout.updatemenus[0].buttons
+    assert play.args[1]["fromcurrent"] and play.args[1]["frame"]["redraw"]  # Play goes on from the paused frame
+    live = playground_live_payload(snaps, pg.extent, pg.config.grid, train, test, run_id="r", status="done",
+                                   status_text="", steps_axis=500)
+    assert live["layout"]["font"]["size"] == FONT_SIZE and live["layout"]["legend"]["font"]["size"] == FONT_SIZE
+    assert json.loads(json.dumps(live))  # plain JSON

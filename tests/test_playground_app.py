@@ -3,6 +3,7 @@
 import json
 import time
 
+from autodiff_core.figures_playground import caption
 from tests.conftest import wait_for_run
 
 
@@ -29,6 +30,7 @@ def test_step_play_pause_reset(app):
     assert run.status == "stopped" and run.last.step > 2
     history = at.session_state["pg_history"]
     assert [s.step for s in history][:3] == [0, 1, 2]  # the curve continues from the stepped states
+    at.toggle(key="pg_replay_on").set_value(True).run()
     assert any("pg_replay" in c.proto.id for c in at.get("plotly_chart"))
     at.button(key="pg_reset").click().run()
     assert payload(at)["states"][-1]["step"] == 0 and not at.exception
@@ -57,3 +59,62 @@ def test_changing_the_dataset_rebuilds_the_model(app):
     assert payload(at)["states"][-1]["step"] == 0
     at.button(key="pg_regen").click().run()
     assert at.session_state["pg_data_seed"] == 1
+
+
+def play_then_pause(at, seconds=0.5):
+    at.select_slider(key="pg_speed").set_value("200").run()
+    at.button(key="pg_play").click().run()
+    time.sleep(seconds)
+    at.button(key="pg_pause").click().run()
+    return wait_for_run(at, "playground", timeout=10)
+
+
+def test_step_after_pause_advances_one_step_at_a_time(app):
+    at = app.switch_page("pages/playground.py").run()
+    run = play_then_pause(at)
+    paused = payload(at)["states"][-1]["step"]
+    assert paused == at.session_state["pg_model"].steps_done > 0
+    for i in range(1, 4):
+        at.button(key="pg_step").click().run()
+        data = payload(at)
+        assert data["states"][-1]["step"] == paused + i
+        assert data["states"][-1]["caption"].startswith(f"Step {paused + i:,} ")
+        assert data["run"] != run.run_id and data["status"] == "idle"
+    assert [s.step for s in at.session_state["pg_history"]][-4:] == [paused, paused + 1, paused + 2, paused + 3]
+    assert not at.exception
+
+
+def test_a_data_change_mid_run_clears_what_belonged_to_the_old_data(app):
+    at = app.switch_page("pages/playground.py").run()
+    at.select_slider(key="pg_speed").set_value("200").run()
+    at.button(key="pg_play").click().run()
+    time.sleep(0.5)
+    old = at.session_state["playground_run"]
+    at.selectbox(key="pg_dataset").select("Spirals").run()
+    data = payload(at)
+    assert [s["step"] for s in data["states"]] == [0] and data["status"] == "idle" and data["status_text"] == ""
+    assert data["run"] != old.run_id and data["curves"]["4"]["x"] == [0]
+    pg = at.session_state["pg_model"]
+    assert data["states"][0]["caption"] == caption(pg.snapshot())  # the new data's untrained model
+    assert data["base"][0]["x"] == pg.x_train[pg.y_train == 0, 0].tolist()  # the spiral points
+    assert not at.get("plotly_chart") and not at.warning  # no replay and no message of the old run
+    assert not old.running and "playground_run" not in at.session_state
+    # Regenerate mid-run does the same
+    at.button(key="pg_play").click().run()
+    time.sleep(0.5)
+    old = at.session_state["playground_run"]
+    at.button(key="pg_regen").click().run()
+    assert not old.running and "playground_run" not in at.session_state
+    assert [s["step"] for s in payload(at)["states"]] == [0] and not at.exception
+
+
+def test_a_broken_backward_is_named_as_the_cause_not_the_learning_rate(app):
+    at = app.switch_page("pages/playground.py").run()
+    at.selectbox(key="pg_activation").select("BROKEN ReLU: chain rule forgotten").run()
+    for _ in range(3):
+        at.button(key="pg_step").click().run()
+    text = " ".join(w.value for w in at.warning)
+    assert "backward of BROKEN ReLU: chain rule forgotten is wrong" in text and "gradcheck fails" in text
+    assert "try" not in text
+    at.selectbox(key="pg_activation").select("ReLU").run()
+    assert not at.warning and not at.exception
