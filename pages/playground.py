@@ -6,18 +6,20 @@ from autodiff_core.data import DATASETS
 from autodiff_core.figures_playground import playground_live_payload, playground_replay_figure
 from autodiff_core.functions import activation_names
 from autodiff_core.playground import OPTIMIZERS, Playground, PlaygroundConfig, backward_problem
+from studio import classroom, presenter
 from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
 from studio.live_chart import live_chart
 from studio.live_view import SPEEDS, current_run, speed_value, status_text
 from studio.page import require_app
+from studio.presets import bind_lesson
 from studio.runner import LiveRun, current_session_id
 from studio.sidebar import current_settings
 from studio.state import init_state
 
 require_app()
 st.title("5 · Classification playground")
-st.markdown("A small network whose activation is a custom autograd Function (the tutorial's `MyReLU` by default) "
+presenter.intro("A small network whose activation is a custom autograd Function (the tutorial's `MyReLU` by default) "
             "learns to separate two classes, 0 (red) and 1 (blue). The background is the probability of class 1 at "
             "every point; filled dots are training points, hollow ones test points.")
 D = PlaygroundConfig()
@@ -26,6 +28,7 @@ init_state({"pg_dataset": D.dataset, "pg_noise": D.noise, "pg_n": D.n_per_class,
             "pg_optimizer": D.optimizer, "pg_lr": D.learning_rate, "pg_batch": D.batch_size, "pg_l2": D.l2,
             "pg_speed": "100"})
 st.session_state.setdefault("pg_data_seed", 0)
+bind_lesson("playground")
 
 
 def playground_ui() -> tuple[PlaygroundConfig | None, str]:
@@ -116,7 +119,8 @@ def pause() -> None:
         settle(st.session_state["pg_model"])
 
 
-config, problem = playground_ui()
+with presenter.settings_box("playground"):
+    config, problem = playground_ui()
 if problem:
     st.error(problem)
     st.stop()
@@ -186,7 +190,8 @@ def payload(run: LiveRun | None) -> dict:
 
 
 run = live_run()
-live_chart(payload, run, key="playground_live", live=run is not None)  # followed to its end
+ghosts = classroom.ghost_adder("playground", current_run("playground"), pg.config)
+live_chart(presenter.payload(payload, extra=ghosts), run, key="playground_live", live=run is not None)  # to its end
 history = shown_snapshots(run)
 latest = history[-1] if history else st.session_state["pg_history"][-1]  # a run that has yielded nothing yet
 if latest.message:
@@ -199,3 +204,4 @@ if ended is not None and not ended.running and ended.status == "error" and idle_
 if run is None and len(history) > 2 and st.toggle("Replay the run as an animation", key="pg_replay_on"):
     quiet_interrupted_animations()
     plot(playground_replay_figure(history, pg.extent, pg.config.grid, train, test), key="pg_replay")
+classroom.panel("playground", current_run("playground"))

@@ -12,7 +12,7 @@ from conftest import wait_for_run
 from studio.links import preset_values, slug
 from studio.presets import PRESETS, SETTINGS
 
-WIRED = ["custom_function", "two_layer", "logistic", "xray"]
+WIRED = ["custom_function", "two_layer", "logistic", "xray", "playground"]
 PAGES = {"custom_function": "pages/custom_function.py", "two_layer": "pages/two_layer.py",
          "logistic": "pages/logistic.py", "xray": "pages/xray.py", "playground": "pages/playground.py"}
 
@@ -110,7 +110,8 @@ def test_lesson5_presets(new_app):
         *_, last = pg.run(1000, record_every=1000)
         final[name] = last
     assert final["XOR, as set up"].test_accuracy > 0.9
-    assert "same answer" in final["Dead ReLUs"].message  # the units died
+    dead = final["Dead ReLUs"]
+    assert max(dead.dead) >= 0.5 and dead.test_accuracy < 0.7  # most units of a layer died: no better than chance
     assert final["Spirals need depth"].test_accuracy > 0.9
     assert final["Spirals with one small layer"].test_accuracy < 0.75
     assert final["One neuron cannot bend"].test_accuracy < 0.7
