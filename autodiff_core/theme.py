@@ -115,7 +115,10 @@ def landscape(layout: dict) -> dict:
         for menu in list(layout.get("updatemenus") or []) + list(layout.get("sliders") or []):
             menu["y"] = menu.get("y", -0.2) - 0.12  # below the x-axis title of a shorter plot
     else:  # a live chart: the legend alone sits above the plot
-        layout["margin"] = {**layout["margin"], "t": min(layout["margin"].get("t", 60), 60)}
+        layout["margin"] = {**layout["margin"], "t": 60}
+    legend = layout.get("legend") or {}  # one row across the projector, not columns sized for a phone
+    layout["legend"] = {**legend, "orientation": "h", "entrywidthmode": "pixels", "entrywidth": 0,
+                        "y": max(legend.get("y", 1.02), 1.02), "yanchor": "bottom"}
     return layout
 
 

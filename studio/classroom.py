@@ -114,7 +114,7 @@ def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
                              key=f"{lesson}_json", on_click="ignore", width="stretch",
                              help="Settings, every recorded state, and the torch/numpy/app versions. "
                                   "Load it back below to replay the run without training.")
-        c[2].download_button("Replay (HTML)", lambda: standalone_html(replay_figure(lesson, run.config,
+        c[2].download_button("Animation (HTML)", lambda: standalone_html(replay_figure(lesson, run.config,
                                                                                       run.view()[0]), name),
                              f"{name}.html", "text/html", key=f"{lesson}_html", on_click="ignore", width="stretch",
                              help="One file with Play/Pause and the slider; it plays offline.")
@@ -127,7 +127,7 @@ def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
     c[5].button("Clear ghosts", key=f"{lesson}_clear_ghosts", width="stretch",
                 disabled=not history and st.session_state.get(_pin_key(lesson)) is None,
                 on_click=_clear, args=(lesson, run))
-    upload = st.file_uploader("Load a run file (JSON) to replay it", type=["json"], key=f"{lesson}_load",
+    upload = st.file_uploader("Open a run file (JSON) to watch it again", type=["json"], key=f"{lesson}_load",
                               help="A run exported from this lesson: its replay is shown, nothing is trained.")
     if upload is not None:
         try:

@@ -117,6 +117,37 @@ def test_the_issues_lesson3_link_gives_the_teachers_numbers(server, browser):
     student.close()
 
 
+def test_a_playground_link_gives_the_same_data_model_and_steps(server, browser):
+    """Lesson 5: dataset, noise, data seed, architecture and optimizer travel in the link; three Steps from
+    the link give the teacher's numbers."""
+    def three_steps(page) -> str:
+        for _ in range(3):
+            page.get_by_role("button", name="Step", exact=True).click()
+            wait_idle(page)
+        page.wait_for_function("() => document.querySelector('.studio-live')?.dataset.painted === '3'")
+        return metrics(page)
+
+    teacher = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = open_page(teacher, f"{server}/playground")
+    page.get_by_role("combobox", name="Data").click()
+    page.get_by_role("option", name="Two moons", exact=True).click()
+    wait_idle(page)
+    page.get_by_role("button", name="Regenerate").click()
+    wait_idle(page)
+    set_number(page, "Hidden layers", 3)
+    page.get_by_role("combobox", name="Optimizer").click()
+    page.get_by_role("option", name="SGD + momentum", exact=True).click()
+    wait_idle(page)
+    numbers, link = three_steps(page), page.url
+    assert "pg_dataset=Two+moons" in link and "pg_data_seed=1" in link and "pg_layers=3" in link
+    teacher.close()
+    student = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = open_page(student, link)
+    assert three_steps(page) == numbers and "step\n3" in numbers
+    assert exception_boxes(page) == 0
+    student.close()
+
+
 def test_a_bad_link_falls_back_with_a_warning_naming_the_parameter(server, browser):
     context = browser.new_context()
     page = open_page(context, f"{server}/two_layer?tl_steps=%C2%B2&tl_lr=[x](http://e.example)&tl_H=30")
@@ -129,7 +160,7 @@ def test_a_bad_link_falls_back_with_a_warning_naming_the_parameter(server, brows
 
 
 @pytest.mark.parametrize("lesson, path", [("1", "custom_function"), ("2", "two_layer"), ("3", "logistic"),
-                                          ("4", "xray")])
+                                          ("4", "xray"), ("5", "playground")])
 def test_presenter_view_at_720p(server, browser, lesson, path):
     context = browser.new_context(viewport=PRESENTER)
     page = open_page(context, f"{server}/{path}?present=1")
@@ -180,7 +211,7 @@ def test_exports_parse_reload_and_play_offline(server, browser, tmp_path):
     page = open_page(context, f"{server}/two_layer?tl_steps=80&two_layer_speed=max")
     finish_two_layer(page)
     files = {}
-    for label in ("CSV", "JSON", "Replay (HTML)"):
+    for label in ("CSV", "JSON", "Animation (HTML)"):
         with page.expect_download() as info:
             page.get_by_role("button", name=label, exact=True).click()
         path = tmp_path / info.value.suggested_filename
@@ -202,7 +233,7 @@ def test_exports_parse_reload_and_play_offline(server, browser, tmp_path):
     assert page.get_by_text("Loaded run: 80 recorded states").is_visible()
     assert exception_boxes(page) == 0
     context.close()
-    check_offline_replay(browser, files["Replay (HTML)"])
+    check_offline_replay(browser, files["Animation (HTML)"])
 
 
 def check_offline_replay(browser, html: Path) -> None:
