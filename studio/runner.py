@@ -530,13 +530,32 @@ def reap(now: float | None = None) -> int:
             with _reaper_lock:
                 _live.discard(run)
             released += 1
-    if released and now - _last_collect > 10:
+    global _collect_due, _sessions_seen
+    sessions = _session_count()
+    if released or (sessions is not None and sessions < _sessions_seen):
+        _collect_due = True  # runs released, or Streamlit dropped sessions (120 s after they left)
+    _sessions_seen = sessions if sessions is not None else _sessions_seen
+    if _collect_due and now - _last_collect > 10:
         # The post-script GC is off, and a closed session's objects sit in reference cycles: collect
         # them now (once in a while, off the script threads), then hand freed heap back to the system.
-        _last_collect = now
+        _last_collect, _collect_due = now, False
         gc.collect()
         _trim_heap()
     return released
+
+
+_collect_due = False
+_sessions_seen = 0
+
+
+def _session_count() -> int | None:
+    """How many sessions Streamlit holds (connected, or kept for a reconnect); None outside a server."""
+    try:
+        from streamlit.runtime import Runtime
+
+        return len(Runtime.instance()._session_mgr.list_sessions()) if Runtime.exists() else None
+    except Exception:  # a private attribute: if it moves, collect only when runs are released
+        return None
 
 
 def _trim_heap() -> None:
