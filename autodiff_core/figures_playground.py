@@ -28,7 +28,7 @@ STEP_PAD = 1.05  # the step axis ends a little after its last tick, so "500" nev
 
 def _layout(extent, steps_axis: int) -> dict:
     x0, x1, y0, y1 = extent
-    return base_layout(
+    layout = base_layout(
         margin={"l": 56, "r": 68, "t": 10, "b": 55},
         plot_bgcolor="rgba(0,0,0,0)", paper_bgcolor="rgba(0,0,0,0)",  # the live surface shows through
         xaxis={"range": [x0, x1], "title": {"text": "x₀"}, "zeroline": False, "constrain": "domain"},
@@ -44,6 +44,9 @@ def _layout(extent, steps_axis: int) -> dict:
         legend={"orientation": "h", "x": 0, "y": 1.01, "yanchor": "bottom", "font": {"size": FONT_SIZE},
                 "entrywidthmode": "fraction", "entrywidth": 0.5},  # two columns, which fit a phone too
     )
+    for axis in ("xaxis", "yaxis", "xaxis2", "yaxis2", "yaxis3"):  # the margins above fit the axes: the
+        layout[axis]["automargin"] = False  # template's automargin would shrink the replay on a phone
+    return layout
 
 
 def _points(train, test) -> list[dict]:
@@ -164,8 +167,9 @@ def play_pause() -> dict:
 
 
 def slider(names: list[str]) -> dict:
-    """The whole width under the buttons, so neither covers the other on a phone."""
-    return {"active": max(len(names) - 1, 0), "x": 0, "len": 1, "y": -0.24, "yanchor": "top",
+    """The width under the buttons, so neither covers the other on a phone; inset a little, so the labels at
+    its ends stay inside the plot's width (else they push the margins in, and the plots shrink)."""
+    return {"active": max(len(names) - 1, 0), "x": 0.06, "len": 0.88, "y": -0.24, "yanchor": "top",
             "pad": {"t": 10, "b": 0}, "currentvalue": {"prefix": "step ", "font": {"size": FONT_SIZE}},
             "font": {"size": FONT_SIZE},
             "steps": [{"label": n, "method": "animate", "args": [[n], _animate(0)]} for n in names]}

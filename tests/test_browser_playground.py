@@ -117,6 +117,8 @@ def test_lesson5_live_and_finished_nothing_overlaps(server, browser, errors, wid
 
     page.get_by_role("button", name="Pause").click()
     wait_idle(page)
+    page.wait_for_function("() => document.querySelector('.studio-live').dataset.status === 'idle'")
+    page.wait_for_timeout(300)  # the chart paints the paused model's state
     paused = painted(page)
     for i in range(1, 4):  # Step goes on from where Pause left the model, one step a click
         page.get_by_role("button", name="Step").click()
@@ -134,6 +136,9 @@ def test_lesson5_live_and_finished_nothing_overlaps(server, browser, errors, wid
     assert (bad := replay.evaluate(OVERLAPS_JS)) == [], bad
     assert replay.evaluate(FONT_SIZES_JS) == ["16px"]  # the finished chart looks like the live one
     page.locator('[data-testid="stPlotlyChart"]').screenshot(path=str(ARTIFACTS / f"lesson5-{size}-replay.png"))
+    page.set_viewport_size({"width": width, "height": 2400})  # the same width, tall enough for the whole page
+    page.wait_for_timeout(500)
+    page.locator('[data-testid="stMain"]').screenshot(path=str(ARTIFACTS / f"lesson5-{size}-finished-page.png"))
     assert exception_boxes(page) == 0
     ctx.close()
     assert not errors, errors
