@@ -42,8 +42,8 @@ def backward_problem(activation: str) -> str:
     if spec is None or gradcheck_report(activation).passed:
         return ""
     return (f"The learning rate is not the cause: the backward of {activation} is wrong (gradcheck fails; "
-            f"{spec.summary}), so every gradient that flows through it is wrong. Choose an activation whose "
-            f"backward passes gradcheck.")
+            f"{spec.summary.rstrip('.')}), so every gradient that flows through it is wrong. Choose an activation "
+            f"whose backward passes gradcheck.")
 
 
 @dataclass(frozen=True)
