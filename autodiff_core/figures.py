@@ -20,8 +20,8 @@ from .two_layer import TwoLayerSnapshot
 
 LOSS_COLOR, ACCURACY_COLOR = "#ff7f0e", "#9467bd"
 WINDOW = 60  # recent states sent to the browser on each update
-MAX_FRAMES = 200  # replay animations are thinned to about this many frames
-REPLAY_CURVE = 400  # points of each curve in a replay frame
+MAX_FRAMES = 400  # replay animations are thinned to about this many frames (every iteration of a short run)
+REPLAY_CURVE = 150  # points of each curve in a replay frame: 400 frames stay near 1 MB
 
 
 def _finite(*values: float) -> bool:
@@ -219,8 +219,10 @@ def logistic_replay_figure(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: 
         upto = thin(good[:bisect.bisect_right(iterations, s.iteration)], REPLAY_CURVE)
         frames.append(go.Frame(name=str(s.iteration), traces=[2, 3, 4], data=[
             go.Scatter(boundary_line(s, xr)),
-            go.Scatter(x=np.array([t.iteration for t in upto]), y=np.array([t.loss for t in upto])),  # arrays:
-            go.Scatter(x=np.array([t.iteration for t in upto]), y=np.array([t.accuracy for t in upto])),  # fast
+            go.Scatter(x=np.array([t.iteration for t in upto], np.int32),  # arrays: fast, and sent in binary
+                       y=np.array([t.loss for t in upto], np.float32)),
+            go.Scatter(x=np.array([t.iteration for t in upto], np.int32),
+                       y=np.array([t.accuracy for t in upto], np.float32)),
         ], layout={"title": {"text": replay_caption(s)}}))
     fig = go.Figure(data=_logistic_base(x, y), layout=layout, frames=frames)
     if frames:  # start on the final state; Play runs from the beginning
@@ -230,7 +232,7 @@ def logistic_replay_figure(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: 
     fig.update_layout(height=REPLAY_HEIGHT, title={"text": frames[-1].layout.title.text if frames else "",
                                                    "x": 0.5, "xanchor": "center", "y": 1, "yanchor": "top",
                                                    "yref": "container", "pad": {"t": 44}},  # below the modebar
-                      updatemenus=[_play_pause(redraw=True, x=0, y=-0.16)],
+                      updatemenus=[_play_pause(redraw=True, x=0, y=-0.16, duration=play_duration(len(frames)))],
                       sliders=[_slider([f.name for f in frames], x=0, length=1, y=-0.23, redraw=True)])
     return fig
 
@@ -241,12 +243,17 @@ def _boundary_span(x_range: list[float]) -> list[float]:
     return [x_range[0] - pad, x_range[1] + pad]
 
 
-def _play_pause(*, redraw: bool = False, x: float = 0, y: float = -0.2) -> dict:
+def play_duration(frames: int) -> int:
+    """Milliseconds a frame while playing: a whole replay in about 12 s, however many frames it has."""
+    return max(30, min(120, 12_000 // max(frames, 1)))
+
+
+def _play_pause(*, redraw: bool = False, x: float = 0, y: float = -0.2, duration: int = 120) -> dict:
     """Play continues from the shown frame (from the start when it shows the last); Pause stops there.
 
     Pausing interrupts Plotly's animation, whose promise then rejects with ``undefined`` and nobody can
     catch it from here: ``studio.animation.quiet_interrupted_animations`` keeps that off the console."""
-    play = {"frame": {"duration": 120, "redraw": redraw}, "fromcurrent": True, "mode": "immediate",
+    play = {"frame": {"duration": duration, "redraw": redraw}, "fromcurrent": True, "mode": "immediate",
             "transition": {"duration": 0}}
     pause = {"frame": {"duration": 0, "redraw": redraw}, "mode": "immediate", "transition": {"duration": 0}}
     return {"type": "buttons", "direction": "left", "x": x, "y": y, "xanchor": "left", "yanchor": "top",

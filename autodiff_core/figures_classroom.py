@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from .figures import _play_pause, _slider, boundary_line, data_ranges, decades, thin
+from .figures import _play_pause, _slider, boundary_line, data_ranges, decades, play_duration, thin
 from .theme import base_layout, style
 
 GHOST_COLORS = ("#555555", "#8c6d31", "#7b4173")  # greys and dark earth tones, drawn faint
@@ -107,7 +107,8 @@ def two_layer_replay_figure(snaps: Sequence, steps: int):
         fig.update_layout(title={"text": f"Step {x[-1]:,}   loss {y[-1]:.4g}"})
     slider = _slider([f.name for f in frames], x=0, length=1, y=-0.23, redraw=True)  # titles need a redraw
     slider["currentvalue"]["prefix"] = "step "
-    fig.update_layout(updatemenus=[_play_pause(redraw=True, x=0, y=-0.16)], sliders=[slider])
+    fig.update_layout(updatemenus=[_play_pause(redraw=True, x=0, y=-0.16, duration=play_duration(len(frames)))],
+                      sliders=[slider])
     return style(fig)
 
 

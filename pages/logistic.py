@@ -60,7 +60,7 @@ def logistic_ui() -> tuple[LogisticConfig | None, str]:
     try:
         config = LogisticConfig(
             n_per_class=ss.lr_n, mean=ss.lr_mean, bias=ss.lr_bias, learning_rate=ss.lr_lr,
-            momentum=ss.lr_momentum, max_iterations=ss.lr_iters, record_every=ss.lr_every,
+            momentum=ss.lr_momentum, max_iterations=ss.lr_iters, record_every=1,  # the replay shows every move
             stop_accuracy=ss.lr_stop, zero_grad=not ss.lr_forget, seed=D.seed if run.seed is None else run.seed,
             device=run.device, dtype=run.dtype)
     except ValueError as exc:
@@ -99,8 +99,11 @@ def draw(run: LiveRun | None) -> None:
             st.info(zero_grad_sentence(shown, last))
         return
 
+    every = st.session_state["lr_every"]  # every iteration is recorded; the live chart draws every n-th
+
     def payload(run: LiveRun | None) -> dict:  # the live feed calls it too: the data are made once, here
         snaps, _ = run.view() if run else ([], 0)
+        snaps = [s for i, s in enumerate(snaps) if s.iteration % every == 0 or i == len(snaps) - 1]
         return logistic_live_payload(snaps, x, y, run_id=run.run_id if run else "none",
                                      status=run.status if run else "idle",
                                      status_text=status_text(run, "iteration", shown.max_iterations),

@@ -114,10 +114,10 @@ def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
                              key=f"{lesson}_json", on_click="ignore", width="stretch",
                              help="Settings, every recorded state, and the torch/numpy/app versions. "
                                   "Load it back below to replay the run without training.")
-        c[2].download_button("Animation (HTML)", lambda: standalone_html(replay_figure(lesson, run.config,
+        c[2].download_button("HTML", lambda: standalone_html(replay_figure(lesson, run.config,
                                                                                       run.view()[0]), name),
                              f"{name}.html", "text/html", key=f"{lesson}_html", on_click="ignore", width="stretch",
-                             help="One file with Play/Pause and the slider; it plays offline.")
+                             help="The replay as one HTML file with Play/Pause and the slider; it plays offline.")
     if live_png:
         with c[3]:
             png_button(f"{lesson}-chart", key=f"{lesson}_png")

@@ -142,11 +142,11 @@ def test_logistic_run_becomes_an_animation_with_the_tutorial_caption(app):
     run = train_at_full_speed(app, "logistic")
     assert run.status == "done" and run.last.iteration == 380
     fig = figure(app, "logistic_replay")
-    assert len(fig["frames"]) == 20 and fig["frames"][-1]["name"] == "380"
+    assert len(fig["frames"]) == 381 and fig["frames"][-1]["name"] == "380"  # every iteration
     assert fig["layout"]["title"]["text"] == ("Iteration: 380<br>accuracy: 99.50%   Loss=0.0493<br>"
                                               "w0: -1.41   w1: -1.48   b: 1.93")
     assert [b["label"] for b in fig["layout"]["updatemenus"][0]["buttons"]] == ["▶ Play", "❚❚ Pause"]
-    assert len(fig["layout"]["sliders"][0]["steps"]) == 20
+    assert len(fig["layout"]["sliders"][0]["steps"]) == 381
     assert fig["layout"]["xaxis"]["range"] == fig["layout"]["xaxis"]["range"]  # fixed, not autorange
     boundary = fig["frames"][0]["data"][0]
     assert len(boundary["x"]) == 2

@@ -211,7 +211,7 @@ def test_exports_parse_reload_and_play_offline(server, browser, tmp_path):
     page = open_page(context, f"{server}/two_layer?tl_steps=80&two_layer_speed=max")
     finish_two_layer(page)
     files = {}
-    for label in ("CSV", "JSON", "Animation (HTML)"):
+    for label in ("CSV", "JSON", "HTML"):
         with page.expect_download() as info:
             page.get_by_role("button", name=label, exact=True).click()
         path = tmp_path / info.value.suggested_filename
@@ -233,7 +233,7 @@ def test_exports_parse_reload_and_play_offline(server, browser, tmp_path):
     assert page.get_by_text("Loaded run: 80 recorded states").is_visible()
     assert exception_boxes(page) == 0
     context.close()
-    check_offline_replay(browser, files["Animation (HTML)"])
+    check_offline_replay(browser, files["HTML"])
 
 
 def check_offline_replay(browser, html: Path) -> None:

@@ -169,3 +169,19 @@ def test_a_link_at_the_ends_of_every_range_fits_the_widgets(new_app, lesson, end
     assert not at.exception, [e.value for e in at.exception]
     for s in bounded:
         assert at.session_state[s.key] == s.kind(getattr(s, end)), s.key
+
+
+def test_lesson3_records_every_iteration_and_its_replay_has_a_frame_for_each(new_app):
+    """Draw every 20 decides what the live chart paints; the replay has every iteration (up to 400 frames),
+    each with its own caption, so the numbers follow the slider."""
+    import json
+
+    at = open_preset(new_app, "logistic", "The tutorial as written")
+    run = train(at, "logistic")
+    snaps = run.view()[0]
+    assert [s.iteration for s in snaps] == list(range(snaps[-1].iteration + 1))
+    [chart] = [e for e in at.get("plotly_chart") if "logistic_replay" in e.proto.id]
+    frames = json.loads(chart.proto.spec)["frames"]
+    assert len(frames) == len(snaps) <= 400
+    titles = [f["layout"]["title"]["text"] for f in frames]
+    assert len(set(titles)) == len(titles) and titles[7].startswith("Iteration: 7<br>")
