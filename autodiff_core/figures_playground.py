@@ -7,11 +7,12 @@ as well as a projector, where side-by-side plots would push their axis titles in
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 
 import numpy as np
 
-from .figures import _payload, thin
+from .figures import _payload, play_duration, thin
 from .playground import PlaygroundSnapshot
 from .theme import CLASS_COLORS, FONT_SIZE, OKABE_ITO, base_layout, style
 
@@ -20,7 +21,8 @@ SURFACE_RGB = [[int(color[i:i + 2], 16) for i in (1, 3, 5)] for _, color in SURF
 LOSS_COLOR, ACCURACY_COLOR = OKABE_ITO["orange"], OKABE_ITO["reddish purple"]
 LIVE_WINDOW = 8  # a surface is grid*grid numbers: send only the newest few states
 LIVE_HEIGHT = 640
-REPLAY_FRAMES = 60  # each frame holds a whole surface and needs a full redraw: keep the figure light
+REPLAY_FRAMES = 400  # every step of a short run; a frame holds a whole surface (sent as float32, 4 KB)
+REPLAY_CURVE = 80  # points of each curve in a frame: 400 frames stay near 3 MB
 REPLAY_HEIGHT = 920
 REPLAY_TOP = 170  # room for the two-line caption and the legend (two rows on a laptop, four on a phone)
 STEP_PAD = 1.05  # the step axis ends a little after its last tick, so "500" never meets the "0%" beside it
@@ -130,13 +132,15 @@ def playground_replay_figure(snaps: Sequence[PlaygroundSnapshot], extent, grid: 
     layout["margin"] = {**layout["margin"], "t": REPLAY_TOP, "b": 200}
     fig = go.Figure(data=[_surface(extent, grid), *_points(train, test), *_curves()], layout=layout)
     frames = []
+    steps = [t.step for t in good]
     for s in thin(good, REPLAY_FRAMES):
-        upto = [t for t in good if t.step <= s.step]
-        st = [t.step for t in upto]
+        upto = thin(good[:bisect.bisect_right(steps, s.step)], REPLAY_CURVE)  # the curves so far, thinned
+        st = np.array([t.step for t in upto], np.int32)  # arrays: quick to build, sent in binary
+        train_loss, test_loss, test_acc = (np.array([getattr(t, k) for t in upto], np.float32)
+                                           for k in ("train_loss", "test_loss", "test_accuracy"))
         frames.append(go.Frame(name=str(s.step), traces=[0, 5, 6, 7], layout={"title": {"text": replay_caption(s)}},
-                               data=[go.Heatmap(z=s.surface), go.Scatter(x=st, y=[t.train_loss for t in upto]),
-                                     go.Scatter(x=st, y=[t.test_loss for t in upto]),
-                                     go.Scatter(x=st, y=[t.test_accuracy for t in upto])]))
+                               data=[go.Heatmap(z=np.array(s.surface, np.float32)), go.Scatter(x=st, y=train_loss),
+                                     go.Scatter(x=st, y=test_loss), go.Scatter(x=st, y=test_acc)]))
     fig.frames = frames
     if frames:  # start on the last frame; Play runs from the start, or on from wherever Pause left it
         fig.data[0].z = good[-1].surface
@@ -147,7 +151,7 @@ def playground_replay_figure(snaps: Sequence[PlaygroundSnapshot], extent, grid: 
         height=REPLAY_HEIGHT,
         title={"text": replay_caption(good[-1]) if good else "", "x": 0.5, "xanchor": "center",
                "y": 1, "yanchor": "top", "yref": "container", "pad": {"t": 14}},
-        updatemenus=[play_pause()], sliders=[slider([f.name for f in frames])])
+        updatemenus=[play_pause(play_duration(len(frames)))], sliders=[slider([f.name for f in frames])])
     return fig
 
 
@@ -155,11 +159,11 @@ def _animate(duration: int) -> dict:
     return {"frame": {"duration": duration, "redraw": True}, "mode": "immediate", "transition": {"duration": 0}}
 
 
-def play_pause() -> dict:
+def play_pause(duration: int = 120) -> dict:
     """Play continues from the frame shown (from the start when that is the last); Pause stops there.
     Heatmap frames need ``redraw``. Pause interrupts Plotly's animation, which rejects a promise nobody
     can catch from a figure: the page installs ``studio.animation.quiet_interrupted_animations``."""
-    play = {**_animate(120), "fromcurrent": True}
+    play = {**_animate(duration), "fromcurrent": True}
     return {"type": "buttons", "direction": "left", "x": 0, "y": -0.17, "xanchor": "left", "yanchor": "top",
             "pad": {"t": 0, "r": 10}, "showactive": False,
             "buttons": [{"label": "▶ Play", "method": "animate", "args": [None, play]},

@@ -6,6 +6,7 @@ from autodiff_core.data import DATASETS
 from autodiff_core.figures_playground import playground_live_payload, playground_replay_figure
 from autodiff_core.functions import activation_names
 from autodiff_core.playground import OPTIMIZERS, Playground, PlaygroundConfig, backward_problem
+from autodiff_core.recording import every_step_then_sparser
 from studio import classroom, presenter
 from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
@@ -106,7 +107,7 @@ def settle(pg: Playground) -> None:
 
 def play(pg: Playground, speed: float | None) -> None:
     history = st.session_state["pg_history"]
-    run = LiveRun("playground", pg.config, lambda: pg.run(100_000, record_every=10), lambda s: s.step,
+    run = LiveRun("playground", pg.config, lambda: every_step_then_sparser(pg.run, total=100_000), lambda s: s.step,
                   speed=speed, session_id=current_session_id(), snapshots=list(history[:-1]))
     st.session_state["playground_run"] = run.start()
 

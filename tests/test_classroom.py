@@ -177,3 +177,18 @@ def test_a_loaded_run_file_replays_without_training(lesson, monkeypatch):
     fig = replay_figure(lesson, config2, snaps2)
     titles = [f.layout.title.text for f in fig.frames]
     assert len(fig.frames) > 10 and len(set(titles)) == len(titles)  # the numbers follow the slider
+
+
+def test_an_open_ended_run_records_every_step_first_then_sparser():
+    from autodiff_core.recording import every_step_then_sparser
+
+    pg = Playground(PlaygroundConfig(hidden=(4,), n_per_class=20))
+    snaps = list(every_step_then_sparser(pg.run, total=1000, cap=100))
+    steps = [s.step for s in snaps]
+    assert steps[:101] == list(range(101))  # every step of the first 100
+    assert steps[101:103] == [102, 104] and steps[-1] == 1000 and len(set(steps)) == len(steps)
+    assert len(snaps) < 400  # not one per step
+
+    reference = Playground(PlaygroundConfig(hidden=(4,), n_per_class=20))
+    *_, last = reference.run(1000, record_every=1000)
+    assert last.train_loss == snaps[-1].train_loss  # recording does not change the training
