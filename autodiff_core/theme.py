@@ -7,7 +7,7 @@ values. Streamlit's own chart theme would override the fonts, so the app draws e
 
 from __future__ import annotations
 
-FONT_FAMILY = '"Source Sans Pro", "Source Sans 3", Arial, sans-serif'
+FONT_FAMILY = '"Source Sans", "Source Sans Pro", "Source Sans 3", Arial, sans-serif'  # as Streamlit serves it
 TEXT_COLOR = "#262730"
 FONT_SIZE = 16  # ticks, legends and axis titles; readable on a laptop and a projector
 TITLE_SIZE = 18
