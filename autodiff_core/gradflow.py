@@ -13,11 +13,10 @@ import torch
 def weight_grad_norms(weights: list[torch.Tensor]) -> torch.Tensor:
     """``(L,)`` the 2-norm of each layer's weight gradient, first layer first, on the device.
 
-    Squared norms as dot products, stacked, so recording them costs one small kernel per layer and no
-    host sync; the caller reads them with the rest of a snapshot.
+    One fused call for all layers (what ``clip_grad_norm_`` uses) and no host sync: the caller reads them
+    with the rest of a snapshot.
     """
-    flat = [w.grad.view(-1) for w in weights]
-    return torch.stack([torch.dot(g, g) for g in flat]).sqrt()
+    return torch.stack(torch._foreach_norm([w.grad for w in weights]))
 
 
 def dead_fractions(hidden: list[torch.Tensor]) -> torch.Tensor:
@@ -28,4 +27,8 @@ def dead_fractions(hidden: list[torch.Tensor]) -> torch.Tensor:
     """
     if not hidden:
         return torch.zeros(0)
-    return torch.stack([(h.amax(0) == h.amin(0)).to(h.dtype).mean() for h in hidden])
+    return torch.stack([_constant_share(*h.aminmax(dim=0)) for h in hidden])
+
+
+def _constant_share(lo: torch.Tensor, hi: torch.Tensor) -> torch.Tensor:
+    return (lo == hi).to(lo.dtype).mean()

@@ -1,5 +1,6 @@
-"""The classification playground: an MLP whose activation is any registry Function (the custom ReLU by
-default) learning 2-D datasets, with Step / Reset semantics and a decision surface on a grid.
+"""The playground: an MLP whose activation is any registry Function (the custom ReLU by default) learning
+TF Playground's 2-D datasets (classification, or regression with squared loss) from TF's input features,
+with Step / Reset semantics, a surface on a grid, and gradient flow (per-layer gradient norms, dead units).
 
 Reset re-draws the initial weights from ``init_seed``, so with the seed unchanged a reset always starts
 from the very same weights.
@@ -15,13 +16,16 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from .data import DATASETS, make_dataset
 from .devices import resolve_device, resolve_dtype
+from .features import DEFAULT_FEATURES, feature_matrix, require_features
 from .functions import FUNCTIONS, activation_names, get_activation
 from .gradcheck import gradcheck_report
+from .gradflow import dead_fractions, weight_grad_norms
+from .playground_data import EXTENT, PLAYGROUND_DATASETS, is_regression, make_playground_data
 from .validation import require_choice, require_device_name, require_dtype, require_float, require_int
 
 OPTIMIZERS = ("SGD (by hand)", "SGD + momentum", "Adam")
+MAX_DEPTH = 6  # hidden layers, as in TF Playground
 # The largest learning rate, per optimizer, with which the default network learns every dataset it can:
 # a suggestion never goes above it (tests/test_playground.py trains with each one).
 STABLE_LR = {"SGD (by hand)": 0.3, "SGD + momentum": 0.1, "Adam": 0.03}
@@ -48,32 +52,40 @@ def backward_problem(activation: str) -> str:
 
 @dataclass(frozen=True)
 class PlaygroundConfig:
-    """Data, model and training settings. Everything but the training settings is fixed per model."""
+    """Data, model and training settings. Everything but the training settings is fixed per model.
+
+    Data are drawn as TF Playground draws them (``playground_data``): about -6..6, ``noise`` 0 to 0.5.
+    Regularization, as in TF, acts on the weights, not the biases: ``l2`` adds ``l2 * w`` to each weight's
+    gradient and ``l1`` adds ``l1 * sign(w)``.
+    """
 
     dataset: str = "XOR"
-    n_per_class: int = 100
+    n_per_class: int = 100  # for regression sets: half the number of points
     noise: float = 0.1
     test_fraction: float = 0.3
     data_seed: int = 0
-    hidden: tuple[int, ...] = (8, 8)  # widths of 1 to 3 hidden layers
+    features: tuple[str, ...] = DEFAULT_FEATURES  # the inputs the network sees, from features.FEATURES
+    hidden: tuple[int, ...] = (8, 8)  # widths of 1 to 6 hidden layers
     activation: str = "ReLU"  # the tutorial's MyReLU
     init_seed: int = 0
     optimizer: str = "Adam"
     learning_rate: float = 0.03
     batch_size: int = 32
     l2: float = 0.0
+    l1: float = 0.0
     grid: int = 32  # decision surface resolution, grid x grid points (coarse: it is re-sent while live)
     device: str = "cpu"
     dtype: str = "float32"
 
     def __post_init__(self) -> None:
-        require_choice("dataset", self.dataset, list(DATASETS))
+        require_choice("dataset", self.dataset, list(PLAYGROUND_DATASETS))
         require_int("n_per_class", self.n_per_class, 2, 5_000)
-        require_float("noise", self.noise, 0.0, 5.0)
+        require_float("noise", self.noise, 0.0, 0.5)
         require_float("test_fraction", self.test_fraction, 0.05, 0.9)
         require_int("data_seed", self.data_seed, 0, 2**31 - 1)
-        if not isinstance(self.hidden, tuple) or not 1 <= len(self.hidden) <= 3:
-            raise ValueError(f"hidden must list 1 to 3 layer widths; got {self.hidden!r}.")
+        require_features(self.features)
+        if not isinstance(self.hidden, tuple) or not 1 <= len(self.hidden) <= MAX_DEPTH:
+            raise ValueError(f"hidden must list 1 to {MAX_DEPTH} layer widths; got {self.hidden!r}.")
         for width in self.hidden:
             require_int("hidden layer width", width, 1, 256)
         require_choice("activation", self.activation, activation_names())
@@ -82,34 +94,48 @@ class PlaygroundConfig:
         require_float("learning_rate", self.learning_rate, 0.0, 1e6, lo_open=True)
         require_int("batch_size", self.batch_size, 1, 10_000)
         require_float("l2", self.l2, 0.0, 10.0)
+        require_float("l1", self.l1, 0.0, 10.0)
         require_int("grid", self.grid, 5, 200)
         require_device_name(self.device)
         require_dtype(self.dtype)
 
     def model_key(self) -> tuple:
         """The settings that define the data and the initial model (the rest only change training)."""
-        return (self.dataset, self.n_per_class, self.noise, self.test_fraction, self.data_seed, self.hidden,
-                self.activation, self.init_seed, self.device, self.dtype)
+        return (self.dataset, self.n_per_class, self.noise, self.test_fraction, self.data_seed, self.features,
+                self.hidden, self.activation, self.init_seed, self.device, self.dtype)
+
+    @property
+    def regression(self) -> bool:
+        return is_regression(self.dataset)
 
 
 @dataclass(frozen=True, slots=True)
 class PlaygroundSnapshot:
+    """Losses are cross-entropy (classification) or mean squared error (regression). For regression the
+    accuracy fields hold the share of the targets' variance explained, 1 - MSE / Var(y), clipped to 0..1."""
+
     step: int
     train_loss: float
     test_loss: float
     train_accuracy: float
     test_accuracy: float
-    surface: tuple[tuple[float, ...], ...]  # (grid, grid) probabilities of class 1, rows along y
+    # (grid, grid) rows along y, on one colour scale 0..1: P(class 1), or for regression (output + 1) / 2,
+    # so -1 and +1 take the two class colours, as in TF Playground
+    surface: tuple[tuple[float, ...], ...]
     diverged: bool = False
     message: str = ""
+    grad_norms: tuple[float, ...] = ()  # per layer, |dLoss/dW| of the last step (first layer first)
+    dead: tuple[float, ...] = ()  # per hidden layer, the share of units constant over the training set
 
 
 class MLP(nn.Module):
-    """Linear layers with the chosen activation between them, and a sigmoid on the single output."""
+    """Linear layers with the chosen activation between them, and a sigmoid on the single output (none
+    for regression)."""
 
-    def __init__(self, hidden: tuple[int, ...], activation: str, generator: torch.Generator) -> None:
+    def __init__(self, hidden: tuple[int, ...], activation: str, generator: torch.Generator, *, inputs: int = 2,
+                 regression: bool = False) -> None:
         super().__init__()
-        sizes = (2, *hidden, 1)
+        sizes = (inputs, *hidden, 1)
         pairs = zip(sizes[:-1], sizes[1:], strict=True)
         self.layers = nn.ModuleList(nn.utils.skip_init(nn.Linear, a, b) for a, b in pairs)
         for layer in self.layers:  # nn.Linear's own initialisation, from our generator
@@ -117,11 +143,20 @@ class MLP(nn.Module):
             bound = 1 / math.sqrt(layer.in_features)
             nn.init.uniform_(layer.bias, -bound, bound, generator=generator)
         self.act = get_activation(activation)
+        self.regression = regression
+        self.weights = [layer.weight for layer in self.layers]
+        self.pairs = [(layer.weight, layer.bias) for layer in self.layers]  # F.linear on these skips the
+        # nn.Module call machinery, a tenth of a small net's step (``.to()`` keeps the same Parameters)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:  # (n, 2) -> (n,) probabilities
-        for layer in self.layers[:-1]:
-            x = self.act(layer(x))
-        return torch.sigmoid(self.layers[-1](x)).squeeze(-1)
+    def forward(self, x: torch.Tensor, hidden: list | None = None) -> torch.Tensor:
+        """(n, inputs) -> (n,) probabilities, or values for regression; appends each hidden layer's
+        activations (n, width) to ``hidden`` when one is given."""
+        for weight, bias in self.pairs[:-1]:
+            x = self.act(nn.functional.linear(x, weight, bias))
+            if hidden is not None:
+                hidden.append(x)
+        out = nn.functional.linear(x, *self.pairs[-1]).squeeze(-1)
+        return out if self.regression else torch.sigmoid(out)
 
 
 class Playground:
@@ -130,84 +165,120 @@ class Playground:
     def __init__(self, config: PlaygroundConfig) -> None:
         self.config = config
         self.device, self.dtype = resolve_device(config.device), resolve_dtype(config.dtype)
-        x, y = make_dataset(config.dataset, config.n_per_class, config.noise, config.data_seed)
+        points, y = make_playground_data(config.dataset, 2 * config.n_per_class, config.noise, config.data_seed)
+        self.points = points  # (n, 2) the coordinates; the network sees their features
+        x = feature_matrix(points, config.features)  # (n, features)
         split = torch.randperm(len(y), generator=torch.Generator().manual_seed(config.data_seed + 1))
         n_test = max(1, round(len(y) * config.test_fraction))
         to = {"device": self.device, "dtype": self.dtype}
         self.x_test, self.y_test = x[split[:n_test]].to(**to), y[split[:n_test]].to(**to)
         self.x_train, self.y_train = x[split[n_test:]].to(**to), y[split[n_test:]].to(**to)
-        lo, hi = x.min(0).values - 0.5, x.max(0).values + 0.5
-        self.extent = (float(lo[0]), float(hi[0]), float(lo[1]), float(hi[1]))
+        self.points_test, self.points_train = points[split[:n_test]], points[split[n_test:]]  # for drawing
+        self.extent = EXTENT
         gx = torch.linspace(self.extent[0], self.extent[1], config.grid)
         gy = torch.linspace(self.extent[2], self.extent[3], config.grid)
         yy, xx = torch.meshgrid(gy, gx, indexing="ij")
-        self.grid_points = torch.stack([xx.reshape(-1), yy.reshape(-1)], 1).to(**to)  # (grid*grid, 2)
+        grid_points = torch.stack([xx.reshape(-1), yy.reshape(-1)], 1)  # (grid*grid, 2)
+        self.grid_points = feature_matrix(grid_points, config.features).to(**to)  # (grid*grid, features)
+        self.everything = torch.cat([self.x_train, self.x_test, self.grid_points])  # one forward per snapshot
+        self.sizes = [len(self.y_train), len(self.y_test), len(self.grid_points)]  # ints: len(tensor) is slow
+        self.y_var = y.var(unbiased=False).item() or 1.0  # regression: the loss of always answering the mean
+        self.y_both = torch.cat([self.y_train, self.y_test])  # targets of train then test points
+        self.y_both_bool = self.y_both.bool()
         self.reset()
 
     def reset(self) -> None:
         """Back to step 0 with the initial weights of ``init_seed`` (the same weights every time)."""
         g = torch.Generator().manual_seed(self.config.init_seed)
-        self.model = MLP(self.config.hidden, self.config.activation, g).to(self.device, self.dtype)
+        self.model = MLP(self.config.hidden, self.config.activation, g, inputs=len(self.config.features),
+                         regression=self.config.regression).to(self.device, self.dtype)
         self.batches = torch.Generator().manual_seed(self.config.init_seed + 1)  # mini-batch order
         self.steps_done = 0
+        self.grad_norms = torch.zeros(len(self.model.layers), device=self.device, dtype=self.dtype)
         self.set_training(self.config)
 
     def set_training(self, config: PlaygroundConfig) -> None:
-        """Change optimizer, learning rate, batch size or L2 and keep the weights."""
+        """Change optimizer, learning rate, batch size, L1 or L2 and keep the weights."""
         if config.model_key() != self.config.model_key():
             raise ValueError("set_training only changes training settings; build a new Playground instead.")
         self.config = config
-        params = list(self.model.parameters())
+        self.params = list(self.model.parameters())
+        self.loss_fn = nn.functional.mse_loss if config.regression else nn.functional.binary_cross_entropy
         if config.optimizer == "Adam":
-            self.optimizer = torch.optim.Adam(params, lr=config.learning_rate, weight_decay=config.l2)
+            self.optimizer = torch.optim.Adam(self.params, lr=config.learning_rate)
         elif config.optimizer == "SGD + momentum":
-            self.optimizer = torch.optim.SGD(params, lr=config.learning_rate, momentum=0.9, weight_decay=config.l2)
+            self.optimizer = torch.optim.SGD(self.params, lr=config.learning_rate, momentum=0.9)
         else:
             self.optimizer = None  # plain SGD, written out in step()
 
     def step(self) -> None:
         """One mini-batch step: forward, loss, backward, update, zero grads."""
-        n = len(self.y_train)
-        idx = torch.randint(0, n, (min(self.config.batch_size, n),), generator=self.batches)
-        x, y = self.x_train[idx.to(self.device)], self.y_train[idx.to(self.device)]
+        config, n = self.config, self.sizes[0]
+        idx = torch.randint(0, n, (min(config.batch_size, n),), generator=self.batches)
+        if self.device.type != "cpu":
+            idx = idx.to(self.device)
+        x, y = self.x_train[idx], self.y_train[idx]
         # forward
-        p = self.model(x)  # (batch,)
-        # loss
-        loss = nn.functional.binary_cross_entropy(p, y)
+        p = self.model.forward(x)  # (batch,); forward() skips nn.Module's hook machinery
+        # loss: cross-entropy for classes, squared error for regression
+        loss = self.loss_fn(p, y)
         # backward
         loss.backward()
-        # update
-        if self.optimizer is not None:
-            self.optimizer.step()
-        else:
-            with torch.no_grad():
-                for w in self.model.parameters():
-                    w -= self.config.learning_rate * (w.grad + self.config.l2 * w)
+        self.grad_norms = weight_grad_norms(self.model.weights)  # gradient flow, before the penalties
+        with torch.no_grad():
+            # regularization, on the weights only: L2 pulls each weight towards 0 in proportion, L1 by a constant
+            for w in self.model.weights if config.l2 or config.l1 else ():
+                w.grad += config.l2 * w + config.l1 * w.sign()
+            # update
+            if self.optimizer is not None:
+                self.optimizer.step()
+            else:
+                for w in self.params:
+                    w -= config.learning_rate * w.grad
         # zero grads
-        for w in self.model.parameters():
+        for w in self.params:
             w.grad = None
         self.steps_done += 1
 
     def snapshot(self) -> PlaygroundSnapshot:
-        """Losses and accuracies on train and test, and the surface from one batched forward pass."""
+        """Losses and accuracies on train and test, gradient flow, and the surface from one batched forward
+        pass; every number leaves the device in one transfer."""
+        n_train, n_test, n_grid = self.sizes
         with torch.no_grad():
-            stats = []
-            for x, y in ((self.x_train, self.y_train), (self.x_test, self.y_test)):
-                p = self.model(x)
-                stats += [nn.functional.binary_cross_entropy(p.clamp(0, 1).nan_to_num(0.5), y),
-                          ((p >= 0.5) == y.bool()).to(self.dtype).mean(), p.isfinite().all().to(self.dtype)]
-            stats += [p.std(), ((p == 0) | (p == 1)).to(self.dtype).mean()]  # stuck: constant or saturated
-            surface = self.model(self.grid_points).reshape(self.config.grid, self.config.grid)
-            values = torch.stack(stats).tolist()
-        train_loss, train_acc, ok1, test_loss, test_acc, ok2, spread, saturated = values
+            hidden = []
+            out = self.model.forward(self.everything, hidden)  # train, test and grid points in one pass
+            points, surface = out.split([n_train + n_test, n_grid])
+            if self.config.regression:
+                surface = ((surface + 1) / 2).clamp(0, 1)
+            p = points[n_train:]  # test outputs: are they saturated?
+            lo, hi = points.aminmax()  # a spread of 0: one answer for every point; NaN or inf: diverged
+            stats = torch.stack([hi - lo, ((p == 0) | (p == 1)).to(self.dtype).mean()])
+            dead = dead_fractions([h[:n_train] for h in hidden])
+            values = torch.cat([self._fit(points), stats, self.grad_norms, dead]).tolist()
+            rows = surface.reshape(self.config.grid, self.config.grid).double().round(decimals=3).tolist()
+        train_loss, train_acc, test_loss, test_acc, spread, saturated = values[:6]
+        ok1 = ok2 = math.isfinite(spread)  # every output finite
+        layers = len(self.model.layers)
+        grad_norms, dead = tuple(values[6:6 + layers]), tuple(values[6 + layers:])
         if not (ok1 and ok2 and math.isfinite(train_loss)):
             return PlaygroundSnapshot(
                 self.steps_done, math.nan, math.nan, math.nan, math.nan, (), diverged=True,
                 message=f"Training diverged at step {self.steps_done}: the weights are no longer finite. "
                         + (backward_problem(self.config.activation) or self._lr_advice("is too large")))
-        rows = tuple(tuple(round(v, 3) for v in row) for row in surface.tolist())
-        return PlaygroundSnapshot(self.steps_done, train_loss, test_loss, train_acc, test_acc, rows,
-                                  message=self._stuck(spread, saturated, train_acc))
+        return PlaygroundSnapshot(self.steps_done, train_loss, test_loss, train_acc, test_acc, tuple(map(tuple, rows)),
+                                  message=self._stuck(spread, saturated, train_acc), grad_norms=grad_norms, dead=dead)
+
+    def _fit(self, p: torch.Tensor) -> torch.Tensor:
+        """[train loss, train accuracy, test loss, test accuracy] of the outputs ``p`` on the train then the
+        test points; for regression the "accuracy" is the share of variance explained."""
+        n = self.sizes[0]
+        if self.config.regression:
+            err = (p - self.y_both).square()
+            mse = torch.stack([err[:n].mean(), err[n:].mean()])
+            return torch.stack([mse, (1 - mse / self.y_var).clamp(0, 1)], 1).view(-1)
+        bce = nn.functional.binary_cross_entropy(p.clamp(0, 1).nan_to_num(0.5), self.y_both, reduction="none")
+        per_point = torch.stack([bce, ((p >= 0.5) == self.y_both_bool).to(self.dtype)])  # (2, n): loss, right
+        return torch.stack([per_point[:, :n].mean(1), per_point[:, n:].mean(1)]).view(-1)
 
     def _lr_advice(self, verdict: str) -> str:
         lr = self.config.learning_rate

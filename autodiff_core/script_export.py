@@ -1,0 +1,148 @@
+"""A playground run as a standalone PyTorch script: data, features, network, the custom Function's source,
+optimizer and seeds, written out in plain PyTorch. ``python run.py`` retrains from step 0 and prints the
+training loss after every step; the numbers are the app's, to float tolerance.
+
+The points are written into the file (exactly: each float32 printed in full), so the script needs nothing
+but torch. Initial weights and mini-batches come from the same seeded generators, drawn in the same order as
+``playground.Playground``. The training settings exported are the current ones: a run whose learning rate
+was changed half-way is re-run with the last rate throughout.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import torch
+
+from .features import FEATURE_SOURCE
+from .functions import BUILTIN_ACTIVATIONS, FUNCTIONS
+from .playground import Playground, PlaygroundConfig
+
+_HEADER = '''"""Lesson 5's run as plain PyTorch: {dataset}, features {features}, hidden layers {hidden},
+activation {activation}, {optimizer} at learning rate {lr:g}, batch {batch}, L1 {l1:g}, L2 {l2:g}.
+
+    python {filename}        # prints: step, training loss over the whole training set
+"""
+
+import math
+
+import torch
+from torch import nn
+from torch.autograd import Function
+
+STEPS = {steps}
+DTYPE = torch.{dtype}
+
+# The data, exactly as the app drew it ({dataset}, data seed {data_seed}): (x, y) points and targets.
+TRAIN_POINTS = {train_points}
+TRAIN_Y = {train_y}
+TEST_POINTS = {test_points}
+TEST_Y = {test_y}
+
+
+def features(p):
+    """(n, 2) points -> (n, {n_features}) inputs: {features}."""
+    return torch.stack([{feature_columns}], 1)
+
+
+'''
+
+_MODEL = '''
+
+class MLP(nn.Module):
+    """Linear layers with the activation between them{head}."""
+
+    def __init__(self, sizes, generator):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.utils.skip_init(nn.Linear, a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+        for layer in self.layers:  # nn.Linear's own initialisation, drawn from our generator
+            nn.init.kaiming_uniform_(layer.weight, a=math.sqrt(5), generator=generator)
+            bound = 1 / math.sqrt(layer.in_features)
+            nn.init.uniform_(layer.bias, -bound, bound, generator=generator)
+
+    def forward(self, x):
+        for layer in self.layers[:-1]:
+            x = activation(layer(x))
+        return {output}
+
+
+x_train = features(torch.tensor(TRAIN_POINTS)).to(DTYPE)  # features in float32, as the app computes them
+y_train = torch.tensor(TRAIN_Y).to(DTYPE)
+x_test = features(torch.tensor(TEST_POINTS)).to(DTYPE)
+y_test = torch.tensor(TEST_Y).to(DTYPE)
+model = MLP({sizes}, torch.Generator().manual_seed({init_seed})).to(DTYPE)
+weights = [layer.weight for layer in model.layers]
+params = list(model.parameters())
+batches = torch.Generator().manual_seed({batch_seed})  # the mini-batch order
+loss_fn = nn.functional.{loss}
+{optimizer_line}
+lr, l1, l2 = {lr!r}, {l1!r}, {l2!r}
+
+for step in range(1, STEPS + 1):
+    idx = torch.randint(0, len(y_train), ({batch_size},), generator=batches)
+    x, y = x_train[idx], y_train[idx]
+    # forward
+    p = model(x)
+    # loss
+    loss = loss_fn(p, y)
+    # backward
+    loss.backward()
+    with torch.no_grad():
+        # regularization, on the weights only
+        if l1 or l2:
+            for w in weights:
+                w.grad += l2 * w + l1 * w.sign()
+        # update
+{update}
+    # zero grads
+    for w in params:
+        w.grad = None
+    with torch.no_grad():
+        print(step, loss_fn(model(x_train), y_train).item())
+with torch.no_grad():
+    print("test loss", loss_fn(model(x_test), y_test).item())
+'''
+
+_OPTIMIZERS = {
+    "Adam": ("optimizer = torch.optim.Adam(params, lr={lr!r})", "        optimizer.step()"),
+    "SGD + momentum": ("optimizer = torch.optim.SGD(params, lr={lr!r}, momentum=0.9)", "        optimizer.step()"),
+    "SGD (by hand)": ("", "        for w in params:\n            w -= lr * w.grad"),
+}
+
+
+def activation_source(name: str) -> str:
+    """The activation as code: the custom Function's own source and its ``apply``, or a built-in."""
+    if name in BUILTIN_ACTIVATIONS:
+        return f"activation = {name}\n"
+    if name not in FUNCTIONS:
+        raise ValueError(f"{name!r} is a Function written in the app; only the registry's Functions and the "
+                         f"built-ins can be exported.")
+    cls = FUNCTIONS[name].fn
+    return f"{inspect.getsource(cls)}\n\nactivation = {cls.__name__}.apply\n"
+
+
+def _floats(t: torch.Tensor) -> str:
+    return repr(t.tolist())  # float32 -> Python float is exact, and repr round-trips
+
+
+def export_script(pg: Playground, steps: int | None = None, filename: str = "playground_run.py") -> str:
+    """The source of a script that re-runs ``pg``'s run for ``steps`` steps (default: the steps done)."""
+    c: PlaygroundConfig = pg.config
+    if c.device != "cpu":
+        raise ValueError("Export a run on the CPU: the script reproduces CPU arithmetic.")
+    y = {"train_y": pg.y_train, "test_y": pg.y_test}
+    opt_line, update = _OPTIMIZERS[c.optimizer]
+    fields = dict(dataset=c.dataset, features=", ".join(c.features), hidden=c.hidden, activation=c.activation,
+                  optimizer=c.optimizer, lr=c.learning_rate, batch=c.batch_size, l1=c.l1, l2=c.l2,
+                  filename=filename, steps=pg.steps_done if steps is None else steps, dtype=c.dtype,
+                  data_seed=c.data_seed, train_points=_floats(pg.points_train), test_points=_floats(pg.points_test),
+                  **{k: _floats(v.float()) for k, v in y.items()}, n_features=len(c.features),
+                  feature_columns=", ".join(FEATURE_SOURCE[f] for f in c.features))
+    model = dict(head="" if c.regression else ", and a sigmoid on the output",
+                 output="self.layers[-1](x).squeeze(-1)" if c.regression
+                 else "torch.sigmoid(self.layers[-1](x).squeeze(-1))",
+                 sizes=(len(c.features), *c.hidden, 1), init_seed=c.init_seed, batch_seed=c.init_seed + 1,
+                 loss="mse_loss" if c.regression else "binary_cross_entropy",
+                 optimizer_line=opt_line.format(lr=c.learning_rate), lr=c.learning_rate, l1=c.l1, l2=c.l2,
+                 batch_size=min(c.batch_size, len(pg.y_train)), update=update)
+    return _HEADER.format(**fields) + activation_source(c.activation) + _MODEL.format(**model)
