@@ -110,6 +110,11 @@ _OPTIMIZERS = {
 }
 
 
+def exportable(activation: str) -> bool:
+    """Whether a run with this activation can be exported (a registry Function or a built-in)."""
+    return activation in FUNCTIONS or activation in BUILTIN_ACTIVATIONS
+
+
 def activation_source(name: str) -> str:
     """The activation as code: the custom Function's own source and its ``apply``, or a built-in."""
     if name in BUILTIN_ACTIVATIONS:

@@ -1,19 +1,24 @@
-"""Lesson 5: the classification playground. An MLP with the custom ReLU learns nonlinear boundaries."""
+"""Lesson 5: the playground. An MLP with the custom ReLU learns nonlinear boundaries (or a regression), TF
+Playground's way, with its gradient flow beside and the run as a PyTorch script."""
 
+import numpy as np
 import streamlit as st
 
-from autodiff_core.data import DATASETS
-from autodiff_core.figures_playground import playground_live_payload, playground_replay_figure
+from autodiff_core.features import ordered
+from autodiff_core.figures_gradflow import discretized, gradient_flow_figure
+from autodiff_core.figures_playground import LIVE_WINDOW, playground_live_payload, playground_replay_figure
 from autodiff_core.functions import activation_names
-from autodiff_core.playground import OPTIMIZERS, Playground, PlaygroundConfig, backward_problem
+from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, Playground, PlaygroundConfig, backward_problem
+from autodiff_core.playground_data import PLAYGROUND_DATASETS
 from autodiff_core.recording import every_step_then_sparser
+from autodiff_core.script_export import export_script, exportable
 from studio import classroom, presenter
 from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
 from studio.live_chart import live_chart
 from studio.live_view import SPEEDS, current_run, speed_value, status_text
 from studio.page import require_app
-from studio.presets import bind_lesson
+from studio.presets import FEATURE_KEYS, bind_lesson
 from studio.runner import LiveRun, current_session_id
 from studio.sidebar import current_settings
 from studio.state import init_state
@@ -27,7 +32,8 @@ D = PlaygroundConfig()
 init_state({"pg_dataset": D.dataset, "pg_noise": D.noise, "pg_n": D.n_per_class, "pg_test": D.test_fraction,
             "pg_layers": len(D.hidden), "pg_width": D.hidden[0], "pg_activation": D.activation,
             "pg_optimizer": D.optimizer, "pg_lr": D.learning_rate, "pg_batch": D.batch_size, "pg_l2": D.l2,
-            "pg_speed": "100"})
+            "pg_l1": D.l1, "pg_show_test": True, "pg_discretize": False, "pg_speed": "100",
+            **{key: name in D.features for name, key in FEATURE_KEYS.items()}})
 st.session_state.setdefault("pg_data_seed", 0)
 bind_lesson("playground")
 
@@ -35,28 +41,38 @@ bind_lesson("playground")
 def playground_ui() -> tuple[PlaygroundConfig | None, str]:
     """Read the widgets into a config, or return the reason there is none."""
     c = st.columns([2, 2, 2, 2, 1.3], vertical_alignment="bottom")
-    c[0].selectbox("Data", list(DATASETS), key="pg_dataset")
-    c[1].slider("Noise", 0.0, 1.0, step=0.05, key="pg_noise")
+    c[0].selectbox("Data", list(PLAYGROUND_DATASETS), key="pg_dataset")
+    c[1].slider("Noise", 0.0, 0.5, step=0.05, key="pg_noise", help="As in TF Playground: labels near the "
+                "boundary flip (clusters widen, spirals jitter).")
     c[2].slider("Points per class", 10, 500, step=10, key="pg_n")
     c[3].slider("Test fraction", 0.1, 0.5, step=0.05, key="pg_test")
     if c[4].button("Regenerate", key="pg_regen", help="New random points from the same recipe."):
         st.session_state.pg_data_seed += 1
+    c = st.columns(len(FEATURE_KEYS))
+    for col, (name, key) in zip(c, FEATURE_KEYS.items(), strict=True):
+        col.checkbox(name, key=key, help=f"Feed the network the input feature {name}.")
     c = st.columns(5)
-    c[0].number_input("Hidden layers", 1, 3, key="pg_layers")
+    c[0].number_input("Hidden layers", 1, MAX_DEPTH, key="pg_layers")
     c[1].number_input("Neurons per layer", 1, 64, key="pg_width")
     c[2].selectbox("Optimizer", OPTIMIZERS, key="pg_optimizer")
     c[3].number_input("Learning rate", 1e-5, 1e6, format="%.4g", step=0.01, key="pg_lr")
     c[4].number_input("Batch size", 1, 1000, key="pg_batch")
-    c = st.columns([2, 3])  # the activation names are long ("BROKEN Tanh: derivative of the input")
+    c = st.columns([4, 3, 3])  # the activation names are long ("BROKEN Tanh: derivative of the input")
     c[0].selectbox("Activation", activation_names(), key="pg_activation")
     c[1].select_slider("L2 (weight decay)", [0.0, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1], key="pg_l2")
+    c[2].select_slider("L1", [0.0, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1], key="pg_l1",
+                       help="Pulls every weight towards 0 by the same amount: many end at exactly 0.")
+    c = st.columns(2)
+    c[0].toggle("Show test data", key="pg_show_test")
+    c[1].toggle("Discretize output", key="pg_discretize", help="Colour each point by the class the network picks.")
     ss, run = st.session_state, current_settings()
     try:
         config = PlaygroundConfig(
             dataset=ss.pg_dataset, noise=ss.pg_noise, n_per_class=ss.pg_n, test_fraction=ss.pg_test,
             data_seed=ss.pg_data_seed, hidden=(ss.pg_width,) * ss.pg_layers, activation=ss.pg_activation,
             init_seed=0 if run.seed is None else run.seed, optimizer=ss.pg_optimizer, learning_rate=ss.pg_lr,
-            batch_size=ss.pg_batch, l2=ss.pg_l2, device=run.device, dtype=run.dtype)
+            batch_size=ss.pg_batch, l2=ss.pg_l2, l1=ss.pg_l1, device=run.device, dtype=run.dtype,
+            features=ordered([name for name, key in FEATURE_KEYS.items() if ss[key]]))
     except ValueError as exc:
         return None, str(exc)
     return config, ""
@@ -152,8 +168,17 @@ if c[3].button("Reset", key="pg_reset", width="stretch", help="Back to step 0, s
     st.session_state.pop("playground_run", None)
 if (run := current_run("playground")) is not None:
     run.set_speed(speed)
-train = (pg.x_train.cpu().float().numpy(), pg.y_train.cpu().numpy())
-test = (pg.x_test.cpu().float().numpy(), pg.y_test.cpu().numpy())
+
+
+def drawn(points, y) -> tuple:
+    """Points with the colour class they are drawn in: regression targets by their sign."""
+    y = y.cpu().float().numpy()
+    return points.numpy(), (y > 0).astype(np.float32) if pg.config.regression else y
+
+
+train = drawn(pg.points_train, pg.y_train)
+test = drawn(pg.points_test, pg.y_test) if st.session_state.pg_show_test else (np.zeros((0, 2)), np.zeros(0))
+discretize = st.session_state.pg_discretize
 
 
 def live_run() -> LiveRun | None:
@@ -183,6 +208,8 @@ idle_id, idle_text = f"idle-{id(pg)}-{st.session_state['pg_view']}", idle_status
 
 def payload(run: LiveRun | None) -> dict:
     snaps = shown_snapshots(run)
+    if discretize:  # only the newest states carry a surface
+        snaps = discretized(snaps, LIVE_WINDOW + 1)
     last = snaps[-1].step if snaps else 0
     return playground_live_payload(
         snaps, pg.extent, pg.config.grid, train, test, run_id=run.run_id if run else idle_id,
@@ -204,5 +231,16 @@ if ended is not None and not ended.running and ended.status == "error" and idle_
 # is built only when asked for.
 if run is None and len(history) > 2 and st.toggle("Replay the run as an animation", key="pg_replay_on"):
     quiet_interrupted_animations()
-    plot(playground_replay_figure(history, pg.extent, pg.config.grid, train, test), key="pg_replay")
+    replay = discretized(history, len(history)) if discretize else history
+    plot(playground_replay_figure(replay, pg.extent, pg.config.grid, train, test), key="pg_replay")
+if run is None and len(history) > 1:
+    st.subheader("Gradient flow")
+    st.caption("Each layer's gradient norm |dLoss/dW| at each step (log scale), and the share of each hidden "
+               "layer's units that are dead: the same output for every training point, so no gradient passes.")
+    plot(gradient_flow_figure(history), key="pg_gradflow")
+if run is None and pg.steps_done > 0 and pg.config.device == "cpu" and exportable(pg.config.activation):
+    st.download_button("Export the run as a PyTorch script", export_script(pg), file_name="playground_run.py",
+                       mime="text/x-python", key="pg_export", on_click="ignore",
+                       help="Data, network, the Function's source, optimizer and seeds as plain PyTorch: "
+                            "`python playground_run.py` retrains from step 0 and prints the loss at every step.")
 classroom.panel("playground", current_run("playground"))

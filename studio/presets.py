@@ -8,9 +8,10 @@ and checks the outcome its name promises.
 from __future__ import annotations
 
 from autodiff_core import FUNCTIONS, LogisticConfig, TwoLayerConfig
-from autodiff_core.data import DATASETS
+from autodiff_core.features import DEFAULT_FEATURES, FEATURES
 from autodiff_core.functions import activation_names
-from autodiff_core.playground import OPTIMIZERS, PlaygroundConfig
+from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, PlaygroundConfig
+from autodiff_core.playground_data import PLAYGROUND_DATASETS
 
 from . import links
 from .links import Setting
@@ -20,6 +21,10 @@ _L, _T, _P = LogisticConfig(), TwoLayerConfig(), PlaygroundConfig()
 _ACTS = tuple(activation_names())
 _FNS = tuple(FUNCTIONS)
 L2_CHOICES = (0.0, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1)
+# Lesson 5's input features, one checkbox each: feature name -> widget key
+FEATURE_KEYS = {"X1": "pg_x1", "X2": "pg_x2", "X1²": "pg_x1sq", "X2²": "pg_x2sq", "X1X2": "pg_x1x2",
+                "sin X1": "pg_sinx1", "sin X2": "pg_sinx2"}
+assert list(FEATURE_KEYS) == list(FEATURES)
 NUMBERS = r"[0-9eE+\-.,; ]{0,200}"  # a list of numbers as a student types it; nothing a page could render
 
 SETTINGS: dict[str, list[Setting]] = {
@@ -60,18 +65,22 @@ SETTINGS: dict[str, list[Setting]] = {
                 choices=("Overlapping clusters (mean 1.0)", "The tutorial's clusters (mean 1.7)"), short=""),
     ],
     "playground": [
-        Setting("pg_dataset", str, _P.dataset, choices=tuple(DATASETS), short=""),
-        Setting("pg_noise", float, _P.noise, 0.0, 1.0, short="noise"),
+        Setting("pg_dataset", str, _P.dataset, choices=tuple(PLAYGROUND_DATASETS), short=""),
+        Setting("pg_noise", float, _P.noise, 0.0, 0.5, short="noise"),
         Setting("pg_n", int, _P.n_per_class, 10, 500, short="points"),
         Setting("pg_test", float, _P.test_fraction, 0.1, 0.5, short="test"),
         Setting("pg_data_seed", int, _P.data_seed, 0, 2**31 - 1, short="data seed"),
-        Setting("pg_layers", int, len(_P.hidden), 1, 3, short="layers"),
+        *(Setting(key, bool, name in DEFAULT_FEATURES, short=name) for name, key in FEATURE_KEYS.items()),
+        Setting("pg_layers", int, len(_P.hidden), 1, MAX_DEPTH, short="layers"),
         Setting("pg_width", int, _P.hidden[0], 1, 64, short="width"),
         Setting("pg_activation", str, _P.activation, choices=_ACTS, short=""),
         Setting("pg_optimizer", str, _P.optimizer, choices=OPTIMIZERS, short=""),
         Setting("pg_lr", float, _P.learning_rate, 1e-5, 1e6, short="lr"),
         Setting("pg_batch", int, _P.batch_size, 1, 1000, short="batch"),
         Setting("pg_l2", float, _P.l2, choices=L2_CHOICES, short="L2"),
+        Setting("pg_l1", float, _P.l1, choices=L2_CHOICES, short="L1"),
+        Setting("pg_show_test", bool, True, short="test data"),
+        Setting("pg_discretize", bool, False, short="discretize"),
         Setting("pg_speed", str, "100", choices=tuple(SPEEDS), short="speed"),
     ],
 }
@@ -108,6 +117,18 @@ PRESETS: dict[str, dict[str, dict]] = {
         "Spirals need depth": {"pg_dataset": "Spirals", "pg_noise": 0.0, "pg_layers": 3, "pg_width": 16},
         "Spirals with one small layer": {"pg_dataset": "Spirals", "pg_noise": 0.0, "pg_layers": 1, "pg_width": 8},
         "One neuron cannot bend": {"pg_dataset": "Circles", "pg_layers": 1, "pg_width": 1},
+        "TF's circles: tanh, SGD 0.03, batch 10": {
+            "pg_dataset": "Circles", "pg_noise": 0.0, "pg_n": 250, "pg_test": 0.5, "pg_layers": 2, "pg_width": 4,
+            "pg_activation": "Tanh", "pg_optimizer": "SGD (by hand)", "pg_lr": 0.03, "pg_batch": 10},
+        "Spirals from sin features": {
+            "pg_dataset": "Spirals", "pg_noise": 0.0, "pg_n": 250, "pg_test": 0.5, "pg_layers": 2, "pg_width": 8,
+            "pg_activation": "Tanh", "pg_optimizer": "SGD (by hand)", "pg_lr": 0.03, "pg_batch": 10,
+            "pg_sinx1": True, "pg_sinx2": True},
+        "Vanishing gradients: sigmoid, 6 layers": {
+            "pg_dataset": "Circles", "pg_layers": 6, "pg_width": 8, "pg_activation": "Sigmoid",
+            "pg_optimizer": "SGD (by hand)", "pg_lr": 0.03, "pg_batch": 10},
+        "Regression: six bumps": {"pg_dataset": "Multi-Gaussian (regression)", "pg_noise": 0.0, "pg_layers": 2,
+                                  "pg_width": 8, "pg_activation": "Tanh"},
     },
 }
 

@@ -1,0 +1,61 @@
+"""Gradient flow beside the loss: each layer's gradient norm over the steps on a log scale, and the share
+of each hidden layer's units that are dead. Pure: playground snapshots in, a Plotly figure out."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+from .figures import thin
+from .playground import PlaygroundSnapshot
+from .theme import FONT_SIZE, OKABE_ITO, base_layout, style
+
+# First layer to last: from light to dark along one hue would be hard to tell apart; distinct colours instead.
+LAYER_COLORS = [OKABE_ITO[c] for c in ("vermillion", "orange", "bluish green", "sky blue", "blue",
+                                        "reddish purple", "yellow")]
+POINTS = 400  # at most this many steps drawn per line
+
+
+def layer_names(layers: int) -> list[str]:
+    """'layer 1' ... and 'output' for the last weight matrix."""
+    return [f"layer {i + 1}" for i in range(layers - 1)] + ["output"]
+
+
+def gradient_flow_figure(snaps: Sequence[PlaygroundSnapshot]) -> go.Figure:
+    """Top: |dLoss/dW| per layer (log scale) with the training loss; bottom: dead units per hidden layer."""
+    good = thin([s for s in snaps if s.grad_norms and not s.diverged and s.step > 0], POINTS)
+    layers = len(good[-1].grad_norms) if good else 0
+    steps = [s.step for s in good]
+    fig = go.Figure(layout=base_layout(
+        height=520, margin={"l": 70, "r": 20, "t": 10, "b": 55},
+        xaxis={"anchor": "y", "title": {"text": "step"}, "matches": "x2", "showticklabels": False},
+        yaxis={"domain": [0.42, 1], "type": "log", "title": {"text": "|dLoss/dW|"}, "exponentformat": "power"},
+        xaxis2={"anchor": "y2", "title": {"text": "step"}},
+        yaxis2={"domain": [0, 0.3], "range": [0, 1.02], "tickformat": ".0%", "title": {"text": "dead units"}},
+        legend={"orientation": "h", "x": 0, "y": 1.01, "yanchor": "bottom", "font": {"size": FONT_SIZE}},
+    ))
+    for i, name in enumerate(layer_names(layers)):
+        color = LAYER_COLORS[i % len(LAYER_COLORS)]
+        fig.add_scatter(x=steps, y=[s.grad_norms[i] for s in good], mode="lines", name=name, legendgroup=name,
+                        line={"color": color, "width": 3}, hovertemplate=f"{name}: %{{y:.2e}}<extra></extra>")
+        if i < layers - 1:
+            fig.add_scatter(x=steps, y=[s.dead[i] for s in good], mode="lines", name=name, legendgroup=name,
+                            showlegend=False, xaxis="x2", yaxis="y2", line={"color": color, "width": 3},
+                            hovertemplate=f"{name}: %{{y:.0%}} dead<extra></extra>")
+    return style(fig)
+
+
+def vanishing_ratio(s: PlaygroundSnapshot) -> float:
+    """How many times smaller the first layer's gradient is than the output layer's."""
+    return s.grad_norms[-1] / s.grad_norms[0] if s.grad_norms and s.grad_norms[0] > 0 else float("inf")
+
+
+def discretized(snaps: Sequence[PlaygroundSnapshot], newest: int) -> list[PlaygroundSnapshot]:
+    """``snaps`` with the surfaces of the ``newest`` few made two-coloured (TF's "Discretize output"):
+    each grid point gets the colour of the class the network picks (for regression, of its sign)."""
+    cut = max(0, len(snaps) - newest)
+    flat = [dataclasses.replace(s, surface=tuple(tuple(float(v >= 0.5) for v in row) for row in s.surface))
+            for s in snaps[cut:]]
+    return [*snaps[:cut], *flat]
