@@ -14,7 +14,7 @@ from .theme import FONT_SIZE, OKABE_ITO, base_layout, style
 
 # First layer to last: from light to dark along one hue would be hard to tell apart; distinct colours instead.
 LAYER_COLORS = [OKABE_ITO[c] for c in ("vermillion", "orange", "bluish green", "sky blue", "blue",
-                                        "reddish purple", "yellow")]
+                                        "reddish purple", "grey")]  # no yellow: faint on white
 POINTS = 400  # at most this many steps drawn per line
 
 
@@ -30,11 +30,12 @@ def gradient_flow_figure(snaps: Sequence[PlaygroundSnapshot]) -> go.Figure:
     steps = [s.step for s in good]
     fig = go.Figure(layout=base_layout(
         height=520, margin={"l": 70, "r": 20, "t": 10, "b": 55},
-        xaxis={"anchor": "y", "title": {"text": "step"}, "matches": "x2", "showticklabels": False},
+        xaxis={"anchor": "y", "matches": "x2", "showticklabels": False},
         yaxis={"domain": [0.42, 1], "type": "log", "title": {"text": "|dLoss/dW|"}, "exponentformat": "power"},
         xaxis2={"anchor": "y2", "title": {"text": "step"}},
         yaxis2={"domain": [0, 0.3], "range": [0, 1.02], "tickformat": ".0%", "title": {"text": "dead units"}},
-        legend={"orientation": "h", "x": 0, "y": 1.01, "yanchor": "bottom", "font": {"size": FONT_SIZE}},
+        legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom", "font": {"size": FONT_SIZE}},
+        modebar={"orientation": "v"},  # clear of the legend's row
     ))
     for i, name in enumerate(layer_names(layers)):
         color = LAYER_COLORS[i % len(LAYER_COLORS)]

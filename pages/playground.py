@@ -4,8 +4,10 @@ Playground's way, with its gradient flow beside and the run as a PyTorch script.
 import numpy as np
 import streamlit as st
 
+from autodiff_core.diagram import MAX_WIDTH, drawable, network_state
 from autodiff_core.features import ordered
 from autodiff_core.figures_gradflow import discretized, gradient_flow_figure
+from autodiff_core.figures_network import network_figure
 from autodiff_core.figures_playground import LIVE_WINDOW, playground_live_payload, playground_replay_figure
 from autodiff_core.functions import activation_names
 from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, Playground, PlaygroundConfig, backward_problem
@@ -233,6 +235,15 @@ if run is None and len(history) > 2 and st.toggle("Replay the run as an animatio
     quiet_interrupted_animations()
     replay = discretized(history, len(history)) if discretize else history
     plot(playground_replay_figure(replay, pg.extent, pg.config.grid, train, test), key="pg_replay")
+if run is None:
+    st.subheader("The network")
+    st.caption("Each neuron is drawn as what it computes over the plane (red -1, white 0, blue +1). Links are "
+               "blue for positive weights and red for negative, thicker when larger; each bias is the small square "
+               "at its neuron's corner. Hover for values. Redrawn after each Step and when a run pauses.")
+    if drawable(pg):
+        plot(network_figure(network_state(pg)), key="pg_network")
+    else:
+        st.info(f"The diagram is drawn for layers of at most {MAX_WIDTH} neurons.")
 if run is None and len(history) > 1:
     st.subheader("Gradient flow")
     st.caption("Each layer's gradient norm |dLoss/dW| at each step (log scale), and the share of each hidden "

@@ -1,0 +1,93 @@
+"""TF Playground's network diagram in Plotly: each neuron a small heatmap of its output over the plane,
+links coloured by the sign of their weight and as thick as its size (hover for the value), each bias a small
+square at its neuron's corner. Pure: a ``diagram.NetworkState`` in, a figure out."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .diagram import NetworkState
+from .theme import CLASS_COLORS, base_layout, style
+
+TILE, GAP_X, GAP_Y = 1.0, 2.2, 1.35  # a neuron's size, and the distance between columns and between rows
+SCALE = [[0, CLASS_COLORS[0]], [0.5, "#f7f7f7"], [1, CLASS_COLORS[1]]]  # -1 red, 0 white, +1 blue
+WIDTH_BINS = (0.25, 0.5, 1.0, 2.0, np.inf)  # |w| up to each bound: line widths 1..5
+
+
+def _centres(state: NetworkState) -> list[np.ndarray]:
+    """(neurons, 2) centre of every tile, per column; each column centred vertically."""
+    out = []
+    for c, maps in enumerate(state.maps):
+        n = len(maps)
+        ys = (np.arange(n)[::-1] - (n - 1) / 2) * GAP_Y
+        out.append(np.stack([np.full(n, c * GAP_X), ys], 1))
+    return out
+
+
+def _tiles(state: NetworkState, centres) -> list[go.Heatmap]:
+    traces = []
+    for c, maps in enumerate(state.maps):
+        last = c == len(state.maps) - 1
+        for i, z in enumerate(maps):
+            cx, cy = centres[c][i]
+            g = z.shape[0]
+            label = state.names[i] if c == 0 else "output" if last else f"layer {c}, neuron {i + 1}"
+            extra = "" if c == 0 else f"<br>bias {state.biases[c - 1][i]:+.3f}"
+            traces.append(go.Heatmap(
+                z=np.clip(z, -1, 1), x=np.linspace(cx - TILE / 2, cx + TILE / 2, g),
+                y=np.linspace(cy - TILE / 2, cy + TILE / 2, g), zmin=-1, zmax=1, colorscale=SCALE,
+                showscale=False, hovertemplate=f"{label}{extra}<br>output %{{z:.2f}}<extra></extra>"))
+    return traces
+
+
+def _links(state: NetworkState, centres) -> list[go.Scatter]:
+    """Links grouped by sign and thickness (a trace each), and one invisible trace of hover points."""
+    groups: dict[tuple[int, int], tuple[list, list]] = {}
+    hx, hy, text = [], [], []
+    for c, w in enumerate(state.weights):
+        for j, i in np.ndindex(*w.shape):  # from neuron i of column c to neuron j of column c + 1
+            (ax, ay), (bx, by) = centres[c][i] + [TILE / 2, 0], centres[c + 1][j] - [TILE / 2, 0]
+            key = (int(w[j, i] > 0), int(np.searchsorted(WIDTH_BINS, abs(w[j, i]))))
+            xs, ys = groups.setdefault(key, ([], []))
+            xs += [ax, bx, None]
+            ys += [ay, by, None]
+            hx.append(ax + 0.7 * (bx - ax))
+            hy.append(ay + 0.7 * (by - ay))
+            text.append(f"weight {w[j, i]:+.3f}")
+    traces = [go.Scatter(x=xs, y=ys, mode="lines", hoverinfo="skip", showlegend=False,
+                         line={"color": CLASS_COLORS[sign], "width": 1 + width}, opacity=0.75)
+              for (sign, width), (xs, ys) in sorted(groups.items())]
+    traces.append(go.Scatter(x=hx, y=hy, mode="markers", marker={"size": 9, "opacity": 0}, text=text,
+                             hovertemplate="%{text}<extra></extra>", showlegend=False))
+    return traces
+
+
+def _biases(state: NetworkState, centres) -> go.Scatter:
+    xs, ys, colors, text = [], [], [], []
+    for c, b in enumerate(state.biases):
+        for i, v in enumerate(b):
+            cx, cy = centres[c + 1][i]
+            xs.append(cx - TILE / 2)
+            ys.append(cy - TILE / 2)
+            colors.append(CLASS_COLORS[int(v > 0)])
+            text.append(f"bias {v:+.3f}")
+    return go.Scatter(x=xs, y=ys, mode="markers", text=text, hovertemplate="%{text}<extra></extra>",
+                      marker={"symbol": "square", "size": 9, "color": colors, "line": {"color": "white", "width": 1}},
+                      showlegend=False)
+
+
+def network_figure(state: NetworkState) -> go.Figure:
+    centres = _centres(state)
+    rows = max(len(m) for m in state.maps)
+    headers = [f"features (step {state.step:,})", *(f"layer {c}" for c in range(1, len(state.maps) - 1)), "output"]
+    fig = go.Figure(data=[*_links(state, centres), *_tiles(state, centres), _biases(state, centres)],
+                    layout=base_layout(
+                        height=int(120 + 62 * rows), margin={"l": 10, "r": 10, "t": 40, "b": 10},
+                        xaxis={"visible": False, "range": [-TILE, (len(state.maps) - 1) * GAP_X + TILE]},
+                        yaxis={"visible": False, "scaleanchor": "x", "range": [-(rows / 2) * GAP_Y,
+                                                                               (rows / 2) * GAP_Y + 0.3]},
+                        plot_bgcolor="white", modebar={"orientation": "v"}))
+    for c, text in enumerate(headers):
+        fig.add_annotation(x=c * GAP_X, y=(rows / 2) * GAP_Y + 0.3, text=text, showarrow=False, yanchor="bottom")
+    return style(fig)
