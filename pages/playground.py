@@ -10,10 +10,13 @@ from autodiff_core.figures_gradflow import discretized, gradient_flow_figure
 from autodiff_core.figures_network import network_figure
 from autodiff_core.figures_playground import LIVE_WINDOW, playground_live_payload, playground_replay_figure
 from autodiff_core.functions import activation_names
+from autodiff_core.graph import to_dot
+from autodiff_core.inspector import inspector_table
 from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, Playground, PlaygroundConfig, backward_problem
 from autodiff_core.playground_data import PLAYGROUND_DATASETS
 from autodiff_core.recording import every_step_then_sparser
 from autodiff_core.script_export import export_script, exportable
+from autodiff_core.slow_step import forward_backward_table, slow_step, update_table
 from studio import classroom, presenter
 from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
@@ -34,7 +37,7 @@ D = PlaygroundConfig()
 init_state({"pg_dataset": D.dataset, "pg_noise": D.noise, "pg_n": D.n_per_class, "pg_test": D.test_fraction,
             "pg_layers": len(D.hidden), "pg_width": D.hidden[0], "pg_activation": D.activation,
             "pg_optimizer": D.optimizer, "pg_lr": D.learning_rate, "pg_batch": D.batch_size, "pg_l2": D.l2,
-            "pg_l1": D.l1, "pg_show_test": True, "pg_discretize": False, "pg_speed": "100",
+            "pg_l1": D.l1, "pg_show_test": True, "pg_discretize": False, "pg_slow": False, "pg_speed": "100",
             **{key: name in D.features for name, key in FEATURE_KEYS.items()}})
 st.session_state.setdefault("pg_data_seed", 0)
 bind_lesson("playground")
@@ -161,7 +164,10 @@ if c[0].button("Play", key="pg_play", type="primary", disabled=running, width="s
     running = True
 c[1].button("Pause", key="pg_pause", disabled=not running, on_click=pause, width="stretch")
 if c[2].button("Step", key="pg_step", disabled=running, width="stretch", help="Train one mini-batch step."):
-    pg.step()
+    if st.session_state.pg_slow:
+        st.session_state["pg_slow_trace"] = slow_step(pg)
+    else:
+        pg.step()
     st.session_state["pg_history"].append(pg.snapshot())
 if c[3].button("Reset", key="pg_reset", width="stretch", help="Back to step 0, same initial weights."):
     pause()
@@ -170,6 +176,8 @@ if c[3].button("Reset", key="pg_reset", width="stretch", help="Back to step 0, s
     st.session_state.pop("playground_run", None)
 if (run := current_run("playground")) is not None:
     run.set_speed(speed)
+st.toggle("Step in slow motion", key="pg_slow", help="Step then shows its forward values, loss, the gradients "
+          "flowing back through the Function's backward (with its ctx), and the update.")
 
 
 def drawn(points, y) -> tuple:
@@ -235,6 +243,21 @@ if run is None and len(history) > 2 and st.toggle("Replay the run as an animatio
     quiet_interrupted_animations()
     replay = discretized(history, len(history)) if discretize else history
     plot(playground_replay_figure(replay, pg.extent, pg.config.grid, train, test), key="pg_replay")
+trace = st.session_state.get("pg_slow_trace")
+if run is None and st.session_state.pg_slow and trace is not None and trace.step == pg.steps_done - 1:
+    st.subheader(f"Step {trace.step + 1} in slow motion")
+    st.markdown(f"**1 · Forward.** A batch of {trace.batch} points; the first of them (target {trace.target:g}), "
+                "layer by layer. **3 · Backward** runs the same table from right to left.")
+    st.dataframe(forward_backward_table(trace), hide_index=True, width="stretch")
+    st.markdown(f"**2 · Loss** over the batch: {trace.loss:.4f}. **3 · Backward**: autograd walks this graph "
+                "from the loss up; the orange node is the custom Function, whose ctx holds what forward saved.")
+    st.graphviz_chart(to_dot(trace.graph, key="slow", **presenter.dot_options()))
+    if trace.function is not None:
+        st.markdown(f"Inside the backward of **{trace.function.name}** on layer 1 (the first point): "
+                    "grad_output flows in, grad_input flows out.")
+        st.dataframe(inspector_table(trace.function), hide_index=True, width="stretch")
+    st.markdown("**4 · Update.** Each weight matrix moved by the optimizer, against its gradient:")
+    st.dataframe(update_table(trace), hide_index=True)
 if run is None:
     st.subheader("The network")
     st.caption("Each neuron is drawn as what it computes over the plane (red -1, white 0, blue +1). Links are "

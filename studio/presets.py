@@ -81,6 +81,7 @@ SETTINGS: dict[str, list[Setting]] = {
         Setting("pg_l1", float, _P.l1, choices=L2_CHOICES, short="L1"),
         Setting("pg_show_test", bool, True, short="test data"),
         Setting("pg_discretize", bool, False, short="discretize"),
+        Setting("pg_slow", bool, False, short="slow motion"),
         Setting("pg_speed", str, "100", choices=tuple(SPEEDS), short="speed"),
     ],
 }

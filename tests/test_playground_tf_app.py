@@ -56,3 +56,17 @@ def test_regression_toggles_gradient_flow_and_export(app, tmp_path):
     out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     last = float(out.stdout.splitlines()[-2].split()[1])
     assert abs(last - at.session_state["pg_history"][-1].train_loss) < 1e-5
+
+
+def test_step_in_slow_motion_shows_forward_loss_backward_update(app):
+    at = app.switch_page("pages/playground.py").run()
+    at.selectbox(key="pg_activation").set_value("Tanh").run()
+    at.toggle(key="pg_slow").set_value(True).run()
+    at.button(key="pg_step").click().run()
+    assert not at.exception and at.session_state["pg_model"].steps_done == 1
+    assert any("Step 1 in slow motion" in h.value for h in at.subheader)
+    tables = at.dataframe
+    assert len(tables) == 3  # forward/backward per layer, the Function's ctx, the update
+    assert at.get("graphviz_chart")  # the X-ray's graph of this step
+    at.button(key="pg_step").click().run()
+    assert any("Step 2 in slow motion" in h.value for h in at.subheader)

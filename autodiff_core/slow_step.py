@@ -1,0 +1,95 @@
+"""One playground step in slow motion: the mini-batch, each layer's forward values, the loss, the gradients
+flowing back (through the custom Function's backward, with its ctx), and the update.
+
+The step shown is the step taken: the batch is drawn from the playground's own generator, and then
+``Playground.step`` runs on that very batch, so the model moves on exactly as a plain Step would.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from .functions import FUNCTIONS
+from .graph import Graph, walk
+from .inspector import FunctionTrace, trace_function
+from .playground import Playground
+
+
+@dataclass(frozen=True)
+class LayerTrace:
+    """Layer ``index``'s numbers for the first example of the batch."""
+
+    index: int
+    pre: list[float]  # z = W h + b, what goes into the activation (or the output's logit)
+    post: list[float]  # activation(z) (for the output: the prediction)
+    grad_post: list[float]  # dLoss/d(post): what flows back into the activation's backward as grad_output
+    grad_pre: list[float]  # dLoss/dz: what its backward returns
+    grad_norm: float  # |dLoss/dW|
+    update_norm: float  # |W after - W before|
+
+
+@dataclass(frozen=True)
+class StepTrace:
+    step: int  # the step this was (the model's steps_done before it)
+    batch: int
+    target: float  # the first example's target
+    loss: float
+    layers: list[LayerTrace]
+    graph: Graph  # the backward graph behind the loss (the X-ray's view)
+    function: FunctionTrace | None  # the custom Function on layer 1, first example (the X-ray's ctx view)
+
+
+def slow_step(pg: Playground) -> StepTrace:
+    """Take one step of ``pg`` and return what happened in it."""
+    state = pg.batches.get_state()
+    n = pg.sizes[0]
+    idx = torch.randint(0, n, (min(pg.config.batch_size, n),), generator=pg.batches)
+    pg.batches.set_state(state)  # pg.step() draws this same batch again
+    x, y = pg.x_train[idx.to(pg.device)], pg.y_train[idx.to(pg.device)]
+    pres, posts, h = [], [], x
+    for i, layer in enumerate(pg.model.layers):
+        z = nn.functional.linear(h, layer.weight, layer.bias)  # (batch, width)
+        last = i == len(pg.model.layers) - 1
+        h = (z if pg.config.regression else torch.sigmoid(z)) if last else pg.model.act(z)
+        pres.append(z)
+        posts.append(h)
+    loss = pg.loss_fn(h.squeeze(-1), y)
+    weights = [layer.weight for layer in pg.model.layers]
+    grads = torch.autograd.grad(loss, [*pres, *posts, *weights], retain_graph=True)
+    k = len(pres)
+    graph = walk(loss, {id(w): f"layers[{i}].weight" for i, w in enumerate(weights)}
+                 | {id(layer.bias): f"layers[{i}].bias" for i, layer in enumerate(pg.model.layers)})
+    function = None
+    if pg.config.activation in FUNCTIONS:
+        function = trace_function(pg.config.activation, pres[0][0], grads[k][0])
+    before = [w.detach().clone() for w in weights]
+    pg.step()
+    first = lambda t: t[0].detach().reshape(-1).tolist()  # noqa: E731
+    layers = [LayerTrace(i, first(pres[i]), first(posts[i]), first(grads[k + i]), first(grads[i]),
+                         float(grads[2 * k + i].norm()), float((weights[i].detach() - before[i]).norm()))
+              for i in range(k)]
+    return StepTrace(pg.steps_done - 1, len(idx), y[0].item(), loss.item(), layers, graph, function)
+
+
+def _short(values: list[float], most: int = 8) -> str:
+    text = ", ".join(f"{v:+.3f}" for v in values[:most])
+    return text + (", ..." if len(values) > most else "")
+
+
+def forward_backward_table(t: StepTrace) -> dict[str, list[str]]:
+    """One row per layer: what went forward and what came back, for the batch's first example."""
+    names = [f"layer {i + 1}" for i in range(len(t.layers) - 1)] + ["output"]
+    return {"layer": names,
+            "z = W h + b": [_short(lt.pre) for lt in t.layers],
+            "activation(z)": [_short(lt.post) for lt in t.layers],
+            "dLoss/d activation (grad_output)": [_short(lt.grad_post) for lt in t.layers],
+            "dLoss/dz (backward returns)": [_short(lt.grad_pre) for lt in t.layers]}
+
+
+def update_table(t: StepTrace) -> dict[str, list]:
+    names = [f"layer {i + 1}" for i in range(len(t.layers) - 1)] + ["output"]
+    return {"layer": names, "|dLoss/dW|": [f"{lt.grad_norm:.3g}" for lt in t.layers],
+            "|W after - W before|": [f"{lt.update_norm:.3g}" for lt in t.layers]}
