@@ -75,7 +75,7 @@ def slow_step(pg: Playground) -> StepTrace:
 
 
 def _short(values: list[float], most: int = 8) -> str:
-    text = ", ".join(f"{v:+.3f}" for v in values[:most])
+    text = ", ".join(f"{v:+.3g}" for v in values[:most])  # 3 significant figures: gradients are small
     return text + (", ..." if len(values) > most else "")
 
 
