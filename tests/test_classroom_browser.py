@@ -11,6 +11,7 @@ import struct
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser import ROOT, exception_boxes, launch, open_page, set_number, streamlit_server, wait_idle
 
@@ -153,8 +154,8 @@ def test_a_bad_link_falls_back_with_a_warning_naming_the_parameter(server, brows
     page = open_page(context, f"{server}/two_layer?tl_steps=%C2%B2&tl_lr=[x](http://e.example)&tl_H=30")
     page.get_by_text("tl_steps").first.wait_for()
     assert page.get_by_text("in the link is not a whole number").is_visible()
-    assert page.get_by_label("Steps", exact=True).input_value() == "500"
-    assert page.get_by_label("H (hidden)", exact=True).input_value() == "30"
+    expect(page.get_by_label("Steps", exact=True)).to_have_value("500")  # the default, not the bad value
+    expect(page.get_by_label("H (hidden)", exact=True)).to_have_value("30")  # the rest of the link applies
     assert page.locator('[data-testid="stMain"] a[href*="e.example"]').count() == 0
     context.close()
 
@@ -195,8 +196,9 @@ def test_presenter_view_at_720p(server, browser, lesson, path):
     else:
         chart = m["plots"][0]
         assert chart["top"] < 720 and chart["width"] >= 0.9 * m["content"], m
-    for chart in m["plots"]:
-        assert min(chart["ticks"]) >= 18 and min(chart["titles"]) >= 22, chart
+    assert path == "xray" or (m["plots"] and m["plots"][0]["ticks"]), m  # the main chart is measured
+    for chart in m["plots"]:  # every chart on screen; a diagram without axes has no ticks to measure
+        assert min(chart["ticks"], default=18) >= 18 and min(chart["titles"], default=22) >= 22, chart
     assert exception_boxes(page) == 0
     context.close()
 
