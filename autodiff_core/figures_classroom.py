@@ -7,9 +7,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+import numpy as np
+
 from .figures import _play_pause, _slider, boundary_line, data_ranges, decades, play_duration, thin
 from .theme import base_layout, style
 
+CURVE_POINTS = 150  # points of the loss curve in one replay frame
 GHOST_COLORS = ("#555555", "#8c6d31", "#7b4173")  # greys and dark earth tones, drawn faint
 PIN_COLOR = "#000000"
 SHORT = {"learning_rate": "lr", "n_per_class": "points", "max_iterations": "max iterations",
@@ -98,9 +101,13 @@ def two_layer_replay_figure(snaps: Sequence, steps: int):
                          xaxis={"title": {"text": "step"}, "range": [0, max(x[-1] if x else steps - 1, 1)]},
                          yaxis={"title": {"text": "loss (sum of squares)"}, "type": "log",
                                 "exponentformat": "power", "range": decades(y)})
-    frames = [go.Frame(name=str(x[i]), data=[go.Scatter(x=x[: i + 1], y=y[: i + 1])], traces=[0],
-                       layout={"title": {"text": f"Step {x[i]:,}   loss {y[i]:.4g}"}})
-              for i in thin(range(len(x)))]
+    frames = []
+    for i in thin(range(len(x))):
+        upto = thin(range(i + 1), CURVE_POINTS)  # the curve so far, thinned: 400 frames stay small
+        title = {"title": {"text": f"Step {x[i]:,}   loss {y[i]:.4g}"}}
+        frames.append(go.Frame(name=str(x[i]), traces=[0], layout=title,
+                               data=[go.Scatter(x=np.array([x[j] for j in upto], np.int32),
+                                                y=np.array([y[j] for j in upto], np.float64))]))
     fig = go.Figure(data=[go.Scatter(x=x, y=y, mode="lines", name="loss", line={"color": "#0072B2", "width": 3})],
                     layout=layout, frames=frames)
     if x:
