@@ -116,11 +116,6 @@ PRESETS: dict[str, dict[str, dict]] = {
         "XOR, as set up": {},
         "Dead ReLUs": {"pg_optimizer": "SGD + momentum", "pg_lr": 10.0},
         "Spirals need depth": {"pg_dataset": "Spirals", "pg_noise": 0.0, "pg_layers": 3, "pg_width": 16},
-        "Spirals with one small layer": {"pg_dataset": "Spirals", "pg_noise": 0.0, "pg_layers": 1, "pg_width": 8},
-        "One neuron cannot bend": {"pg_dataset": "Circles", "pg_layers": 1, "pg_width": 1},
-        "TF's circles: tanh, SGD 0.03, batch 10": {
-            "pg_dataset": "Circles", "pg_noise": 0.0, "pg_n": 250, "pg_test": 0.5, "pg_layers": 2, "pg_width": 4,
-            "pg_activation": "Tanh", "pg_optimizer": "SGD (by hand)", "pg_lr": 0.03, "pg_batch": 10},
         "Spirals from sin features": {
             "pg_dataset": "Spirals", "pg_noise": 0.0, "pg_n": 250, "pg_test": 0.5, "pg_layers": 2, "pg_width": 8,
             "pg_activation": "Tanh", "pg_optimizer": "SGD (by hand)", "pg_lr": 0.03, "pg_batch": 10,
@@ -128,8 +123,6 @@ PRESETS: dict[str, dict[str, dict]] = {
         "Vanishing gradients: sigmoid, 6 layers": {
             "pg_dataset": "Circles", "pg_layers": 6, "pg_width": 8, "pg_activation": "Sigmoid",
             "pg_optimizer": "SGD (by hand)", "pg_lr": 0.03, "pg_batch": 10},
-        "Regression: six bumps": {"pg_dataset": "Multi-Gaussian (regression)", "pg_noise": 0.0, "pg_layers": 2,
-                                  "pg_width": 8, "pg_activation": "Tanh"},
     },
 }
 
