@@ -8,7 +8,7 @@ Two kinds of output:
 
 from __future__ import annotations
 
-import bisect
+import base64
 import math
 from collections.abc import Sequence
 
@@ -211,30 +211,51 @@ def logistic_replay_figure(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: 
     last = good[-1].iteration if good else max_iterations - 1
     layout = _logistic_layout(x, last, max((s.loss for s in good), default=1.0), top=210, bottom=200)
     xr = _boundary_span(layout["xaxis"]["range"])
+    iterations = np.array([t.iteration for t in good], np.int32)
+    losses = np.array([t.loss for t in good], np.float32)
+    accuracies = np.array([t.accuracy for t in good], np.float32)
     frames = []
-    iterations = [t.iteration for t in good]
     for s in thin(good):
         # The curves so far, at most REPLAY_CURVE points a frame: with every iteration drawn, 200 frames
         # of up to 4,000 points took 31 s to build and 15 MB to send, and the chart area stayed blank.
-        upto = thin(good[:bisect.bisect_right(iterations, s.iteration)], REPLAY_CURVE)
-        frames.append(go.Frame(name=str(s.iteration), traces=[2, 3, 4], data=[
-            go.Scatter(boundary_line(s, xr)),
-            go.Scatter(x=np.array([t.iteration for t in upto], np.int32),  # arrays: fast, and sent in binary
-                       y=np.array([t.loss for t in upto], np.float32)),
-            go.Scatter(x=np.array([t.iteration for t in upto], np.int32),
-                       y=np.array([t.accuracy for t in upto], np.float32)),
-        ], layout={"title": {"text": replay_caption(s)}}))
+        # Frames are plain dicts with their arrays already in plotly.js's binary form: 30 runs ending at
+        # once each built this figure while other runs were still going (0.5 s a figure, now 0.08 s).
+        upto = _prefix(int(np.searchsorted(iterations, s.iteration, side="right")), REPLAY_CURVE)
+        steps = _typed(iterations[upto])
+        frames.append({"name": str(s.iteration), "traces": [2, 3, 4], "data": [
+            {"type": "scatter", **boundary_line(s, xr)},
+            {"type": "scatter", "x": steps, "y": _typed(losses[upto])},
+            {"type": "scatter", "x": steps, "y": _typed(accuracies[upto])},
+        ], "layout": {"title": {"text": replay_caption(s)}}})
     fig = go.Figure(data=_logistic_base(x, y), layout=layout, frames=frames)
     if frames:  # start on the final state; Play runs from the beginning
-        for i, update in zip((2, 3, 4), frames[-1].data, strict=True):
-            fig.data[i].update(x=update.x, y=update.y)
+        for i, update in zip((2, 3, 4), frames[-1]["data"], strict=True):
+            fig.data[i].update(x=update["x"], y=update["y"])
     style(fig)
-    fig.update_layout(height=REPLAY_HEIGHT, title={"text": frames[-1].layout.title.text if frames else "",
+    fig.update_layout(height=REPLAY_HEIGHT, title={"text": fig.frames[-1].layout.title.text if frames else "",
                                                    "x": 0.5, "xanchor": "center", "y": 1, "yanchor": "top",
                                                    "yref": "container", "pad": {"t": 44}},  # below the modebar
                       updatemenus=[_play_pause(redraw=True, x=0, y=-0.16, duration=play_duration(len(frames)))],
-                      sliders=[_slider([f.name for f in frames], x=0, length=1, y=-0.23, redraw=True)])
+                      sliders=[_slider([f["name"] for f in frames], x=0, length=1, y=-0.23, redraw=True)])
     return fig
+
+
+def _prefix(n: int, limit: int) -> np.ndarray:
+    """Indices of ``thin(range(n), limit)``: all when ``n <= limit``, else ``limit`` evenly spread (distinct,
+    as their spacing is at least 1), the first and the last among them."""
+    if n <= limit:
+        return np.arange(n)
+    return np.linspace(0, n - 1, limit).round().astype(np.intp)
+
+
+_TYPED = {"int32": "i4", "float32": "f4", "float64": "f8"}
+
+
+def _typed(a: np.ndarray) -> dict:
+    """A numpy array as plotly.js's binary array (what plotly would make of it when sending, made once here
+    rather than after its validators have copied it)."""
+    a = np.ascontiguousarray(a)
+    return {"dtype": _TYPED[str(a.dtype)], "bdata": base64.b64encode(a.tobytes()).decode("ascii")}
 
 
 def _boundary_span(x_range: list[float]) -> list[float]:
