@@ -19,6 +19,7 @@ import contextlib
 import gzip
 import json
 import os
+import re
 import sys
 import time
 import urllib.parse
@@ -56,7 +57,10 @@ class Student:
     polls: int = 0
     progress: int = 0  # feed responses, while the run went, that brought new states
     feed_bytes: list = field(default_factory=list)
+    poll_seconds: list = field(default_factory=list)  # request to response, each poll
     final: str = ""  # the status the feed gave when the run ended
+    final_text: str = ""  # and its status line ("Finished at iteration 379 in 7.6 s.")
+    train_rerun: float = float("nan")  # seconds from the Train click to its script run's end
 
     async def connect(self) -> None:
         url = self.base.replace("http", "ws", 1) + "/_stcore/stream"
@@ -149,7 +153,9 @@ class Student:
         while True:
             query = urllib.parse.urlencode({"after": self.seq, "layout": self.layout_id})
             try:
+                t_poll = time.monotonic()
                 status, body = await http_get(host, int(port), f"{feed}?{query}")
+                self.poll_seconds.append(time.monotonic() - t_poll)
             except OSError as exc:
                 self.errors.append(f"feed: {exc!r}")
                 await asyncio.sleep(1)
@@ -165,7 +171,7 @@ class Student:
                 self.seq = max(self.seq, max(s["seq"] for s in new))
             self.layout_id = data.get("layout_id", self.layout_id)
             if data.get("status") not in RUNNING:
-                self.final = data.get("status", "")
+                self.final, self.final_text = data.get("status", ""), data.get("status_text", "")
                 return time.monotonic()
             if new:
                 self.progress += 1
@@ -250,6 +256,7 @@ async def train_all(students: list[Student]) -> tuple[list[float], float]:
     async def one(s: Student) -> float:
         t0 = time.monotonic()
         await s.click("Train")
+        s.train_rerun = time.monotonic() - t0
         end = await s.follow()
         if end is None:
             return float("nan")
@@ -267,6 +274,23 @@ def report(label: str, values: list[float], base: float | None = None) -> str:
         text += f" ({pct(good, 0.5) / base:.2f}x and {pct(good, 0.95) / base:.2f}x N = 1)"
     missing = len(values) - len(good)
     return text + (f", {missing} never finished" if missing else "")
+
+
+def breakdown(students: list[Student], times: list[float]) -> str:
+    """Where Train → finished went: the Train click's script run, the run by its own clock (its status line:
+    from its start in that script run to its end), and the rest (the run started late, or the feed saw
+    its end late)."""
+    own = [float(m.group(1)) if (m := re.search(r" in ([0-9.]+) s", s.final_text)) else float("nan")
+           for s in students]
+    rest = [t - o for t, o in zip(times, own, strict=True)]
+    parts = [("Train's script run", [s.train_rerun for s in students]), ("the run by its own clock", own),
+             ("the rest", rest)]
+    return "where it went: " + "; ".join(f"{name} p50 {pct(_good(v), 0.5):.2f} s, p95 {pct(_good(v), 0.95):.2f} s"
+                                         for name, v in parts)
+
+
+def _good(values: list[float]) -> list[float]:
+    return [v for v in values if v == v]
 
 
 async def scenario(base: str, server: Server, n: int, what: set[str], baselines: dict) -> None:
@@ -287,10 +311,13 @@ async def scenario(base: str, server: Server, n: int, what: set[str], baselines:
         rss_open, _ = server.status()
         print("  " + report("logistic at the default pace, Train → finished", times, base_t)
               + f"; live progress on {live} of {n} pages; {(rss_open - rss_before) / n:.1f} MB RSS per open session")
+        print("  " + breakdown(students, times))
         polls = [b for s in students for b in s.feed_bytes]
         if polls:
+            waits = [t for s in students for t in s.poll_seconds]
             print(f"  feed: {len(polls)} polls, median {pct(polls, 0.5) / 1e3:.2f} KB decoded, "
-                  f"median {pct(WIRE, 0.5) / 1e3:.2f} KB on the wire")
+                  f"median {pct(WIRE, 0.5) / 1e3:.2f} KB on the wire; a poll answered in p50 "
+                  f"{pct(waits, 0.5) * 1e3:.0f} ms, p95 {pct(waits, 0.95) * 1e3:.0f} ms, max {max(waits):.2f} s")
         errors += sum(len(s.errors) for s in students)
         await asyncio.gather(*(s.close() for s in students))
     if "two_layer" in what:
