@@ -80,7 +80,7 @@ def _biases(state: NetworkState, centres) -> go.Scatter:
 def network_figure(state: NetworkState) -> go.Figure:
     centres = _centres(state)
     rows = max(len(m) for m in state.maps)
-    headers = [f"features (step {state.step:,})", *(f"layer {c}" for c in range(1, len(state.maps) - 1)), "output"]
+    headers = ["inputs", *(f"layer {c}" for c in range(1, len(state.maps) - 1)), "output"]
     fig = go.Figure(data=[*_links(state, centres), *_tiles(state, centres), _biases(state, centres)],
                     layout=base_layout(
                         height=int(120 + 62 * rows), margin={"l": 10, "r": 10, "t": 40, "b": 10},
@@ -89,5 +89,5 @@ def network_figure(state: NetworkState) -> go.Figure:
                                                                                (rows / 2) * GAP_Y + 0.3]},
                         plot_bgcolor="white", modebar={"orientation": "v"}))
     for c, text in enumerate(headers):
-        fig.add_annotation(x=c * GAP_X, y=(rows / 2) * GAP_Y + 0.3, text=text, showarrow=False, yanchor="bottom")
+        fig.add_annotation(x=c * GAP_X, y=1, yref="paper", text=text, showarrow=False, yanchor="bottom")  # above
     return style(fig)

@@ -6,7 +6,7 @@ import streamlit as st
 
 from autodiff_core.diagram import MAX_WIDTH, drawable, network_state
 from autodiff_core.features import ordered
-from autodiff_core.figures_gradflow import discretized, gradient_flow_figure
+from autodiff_core.figures_gradflow import discretized, gradient_flow_figure, regression_labels
 from autodiff_core.figures_network import network_figure
 from autodiff_core.figures_playground import LIVE_WINDOW, playground_live_payload, playground_replay_figure
 from autodiff_core.functions import activation_names
@@ -176,7 +176,7 @@ if c[3].button("Reset", key="pg_reset", width="stretch", help="Back to step 0, s
     st.session_state.pop("playground_run", None)
 if (run := current_run("playground")) is not None:
     run.set_speed(speed)
-st.toggle("Step in slow motion", key="pg_slow", help="Step then shows its forward values, loss, the gradients "
+st.toggle("Slow motion", key="pg_slow", help="Each Step then shows its forward values, loss, the gradients "
           "flowing back through the Function's backward (with its ctx), and the update.")
 
 
@@ -188,7 +188,7 @@ def drawn(points, y) -> tuple:
 
 train = drawn(pg.points_train, pg.y_train)
 test = drawn(pg.points_test, pg.y_test) if st.session_state.pg_show_test else (np.zeros((0, 2)), np.zeros(0))
-discretize = st.session_state.pg_discretize
+discretize, regression = st.session_state.pg_discretize, pg.config.regression
 
 
 def live_run() -> LiveRun | None:
@@ -221,10 +221,11 @@ def payload(run: LiveRun | None) -> dict:
     if discretize:  # only the newest states carry a surface
         snaps = discretized(snaps, LIVE_WINDOW + 1)
     last = snaps[-1].step if snaps else 0
-    return playground_live_payload(
+    data = playground_live_payload(
         snaps, pg.extent, pg.config.grid, train, test, run_id=run.run_id if run else idle_id,
         status=run.status if run else "idle", status_text=status_text(run, "step", None) if run else idle_text,
         steps_axis=max(500, int(last * 1.25)))
+    return regression_labels(data) if regression else data
 
 
 run = live_run()

@@ -11,7 +11,7 @@ from tests.browser import ARTIFACTS, exception_boxes, launch, open_page, set_spe
 
 pytestmark = pytest.mark.browser
 SIZES = [(1280, 720), (390, 844)]
-REPLAY = '[data-testid="stPlotlyChart"] .js-plotly-plot'
+REPLAY = '.st-key-pg_replay .js-plotly-plot'  # the replay, not the diagram or gradient flow below it
 
 # Every text Plotly drew in one chart, and every plot area: no two texts may meet, and no text may sit on a
 # plot area (the points, the surface, the curves). Returns the offending pairs, described.
@@ -135,7 +135,8 @@ def test_lesson5_live_and_finished_nothing_overlaps(server, browser, errors, wid
     page.wait_for_timeout(500)
     assert (bad := replay.evaluate(OVERLAPS_JS)) == [], bad
     assert replay.evaluate(FONT_SIZES_JS) == ["16px"]  # the finished chart looks like the live one
-    page.locator('[data-testid="stPlotlyChart"]').screenshot(path=str(ARTIFACTS / f"lesson5-{size}-replay.png"))
+    shot = ARTIFACTS / f"lesson5-{size}-replay.png"
+    page.locator('.st-key-pg_replay [data-testid="stPlotlyChart"]').screenshot(path=str(shot))
     page.set_viewport_size({"width": width, "height": 2400})  # the same width, tall enough for the whole page
     page.wait_for_timeout(500)
     page.locator('[data-testid="stMain"]').screenshot(path=str(ARTIFACTS / f"lesson5-{size}-finished-page.png"))

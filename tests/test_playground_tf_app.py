@@ -40,6 +40,9 @@ def test_regression_toggles_gradient_flow_and_export(app, tmp_path):
     assert base["train 0"]["x"] and base["train 1"]["x"]  # targets below and above 0, in the two colours
     assert not base["test 0"]["x"] and not base["test 1"]["x"]  # test data hidden
     assert max(map(abs, base["train 0"]["x"])) > 4  # TF's plane, about -6..6
+    layout = payload(at)["layout"]
+    assert layout["yaxis2"]["title"]["text"] == "squared error"
+    assert layout["yaxis3"]["title"]["text"] == "variance explained"
     network = chart(at, "pg_network")  # the diagram: a tile per neuron (2 features, 8 + 8 hidden, 1 output)
     assert len([d for d in network["data"] if d["type"] == "heatmap"]) == 2 + 8 + 8 + 1
     flow = chart(at, "pg_gradflow")
