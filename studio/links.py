@@ -133,8 +133,15 @@ def preset_values(settings: list[Setting], preset: dict) -> dict:
 
 
 def matching_preset(settings: list[Setting], presets: dict[str, dict], current: dict) -> str | None:
-    """The preset whose values equal the current settings, if any."""
-    return next((name for name, p in presets.items() if preset_values(settings, p) == current), None)
+    """The preset whose values equal the current settings, if any. The speed slider only paces how a run is
+    shown, never what it computes, so moving it keeps the preset's name."""
+    keys = [s.key for s in settings if not s.key.endswith("_speed")]
+
+    def same(preset: dict) -> bool:
+        values = preset_values(settings, preset)
+        return all(values[k] == current.get(k) for k in keys)
+
+    return next((name for name, p in presets.items() if same(p)), None)
 
 
 def to_params(settings: list[Setting], current: dict) -> dict[str, str]:

@@ -188,3 +188,12 @@ def test_lesson3_records_every_iteration_and_its_replay_has_a_frame_for_each(new
     assert len(frames) == len(snaps) <= 400
     titles = [f["layout"]["title"]["text"] for f in frames]
     assert len(set(titles)) == len(titles) and titles[7].startswith("Iteration: 7<br>")
+
+
+def test_moving_the_speed_keeps_the_preset_name(new_app):
+    """Speed paces how a run is shown, not what it computes: the picker still names the preset."""
+    at = open_preset(new_app, "logistic", "Forget zero_grad")
+    at.select_slider(key="logistic_speed").set_value("max").run()
+    assert at.session_state["logistic_preset"] == "Forget zero_grad"
+    at.number_input(key="lr_lr").set_value(0.02).run()
+    assert at.session_state["logistic_preset"] is None  # a setting that changes the run does leave it
