@@ -227,17 +227,19 @@ def logistic_replay_figure(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: 
             {"type": "scatter", "x": steps, "y": _typed(losses[upto])},
             {"type": "scatter", "x": steps, "y": _typed(accuracies[upto])},
         ], "layout": {"title": {"text": replay_caption(s)}}})
-    fig = go.Figure(data=_logistic_base(x, y), layout=layout, frames=frames)
+    base = _logistic_base(x, y)
     if frames:  # start on the final state; Play runs from the beginning
-        for i, update in zip((2, 3, 4), frames[-1]["data"], strict=True):
-            fig.data[i].update(x=update["x"], y=update["y"])
-    style(fig)
-    fig.update_layout(height=REPLAY_HEIGHT, title={"text": fig.frames[-1].layout.title.text if frames else "",
-                                                   "x": 0.5, "xanchor": "center", "y": 1, "yanchor": "top",
-                                                   "yref": "container", "pad": {"t": 44}},  # below the modebar
-                      updatemenus=[_play_pause(redraw=True, x=0, y=-0.16, duration=play_duration(len(frames)))],
-                      sliders=[_slider([f["name"] for f in frames], x=0, length=1, y=-0.23, redraw=True)])
-    return fig
+        for trace, update in zip(base[2:], frames[-1]["data"], strict=True):
+            trace.update(x=update["x"], y=update["y"])
+    # The house look (theme.style) and the replay's own layout, in the one layout the figure is made with:
+    # each update_layout on a figure of 400 frames took 10-30 ms more.
+    layout.update(height=REPLAY_HEIGHT, legend={**layout["legend"], **base_layout()["legend"]},
+                  title={**base_layout()["title"], "text": frames[-1]["layout"]["title"]["text"] if frames else "",
+                         "x": 0.5, "xanchor": "center", "y": 1, "yanchor": "top", "yref": "container",
+                         "pad": {"t": 44}},  # below the modebar
+                  updatemenus=[_play_pause(redraw=True, x=0, y=-0.16, duration=play_duration(len(frames)))],
+                  sliders=[_slider([f["name"] for f in frames], x=0, length=1, y=-0.23, redraw=True)])
+    return go.Figure(data=base, layout=layout, frames=frames)
 
 
 def _prefix(n: int, limit: int) -> np.ndarray:
