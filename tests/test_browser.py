@@ -236,9 +236,9 @@ def test_playground_lesson(server, context):
     box = page.locator(".studio-live .studio-surface").bounding_box()
     assert box["width"] > 200 and box["height"] > 200  # laid over the plot area
     set_speed(page, "max")
-    page.get_by_role("button", name="Play").click()
+    page.get_by_role("button", name="Play", exact=True).click()
     wait_painted(page, 100)
-    page.get_by_role("button", name="Pause").click()
+    page.get_by_role("button", name="Pause", exact=True).click()
     wait_idle(page)
     step = int(page.locator(".studio-live").get_attribute("data-painted"))
     assert step >= 100
@@ -246,7 +246,7 @@ def test_playground_lesson(server, context):
     points = "() => document.querySelector('.studio-live .js-plotly-plot').querySelectorAll('.point').length"
     assert page.evaluate(points) == 200  # every train and test point is still drawn over the surface
     page.screenshot(path=str(ARTIFACTS / "lesson5-playground.png"), full_page=True)
-    page.get_by_role("button", name="Reset").click()
+    page.get_by_role("button", name="Reset", exact=True).click()
     wait_idle(page)
     page.wait_for_function("() => document.querySelector('.studio-live').dataset.painted === '0'")
     assert exception_boxes(page) == 0
