@@ -230,6 +230,21 @@ class Server:
         return int(values["VmRSS"].split()[0]) / 1024, int(values["Threads"])
 
 
+    def where(self) -> str:
+        """RSS by kind of mapping (/proc/<pid>/smaps): files (code, libraries), the main heap, and anonymous
+        memory (glibc's other arenas, pymalloc's arenas, large allocations, thread stacks)."""
+        kinds = {"files": 0, "heap": 0, "anonymous": 0}
+        kind = "anonymous"
+        for line in Path(f"/proc/{self.pid}/smaps").read_text().splitlines():
+            head = line.split()
+            if head and "-" in head[0] and not head[0].endswith(":"):  # a mapping's first line
+                name = head[5] if len(head) > 5 else ""
+                kind = "heap" if name == "[heap]" else "files" if name.startswith("/") else "anonymous"
+            elif head and head[0] == "Rss:":
+                kinds[kind] += int(head[1])
+        return ", ".join(f"{k} {v / 1024:.0f} MB" for k, v in kinds.items())
+
+
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, max(0, round(q * (len(values) - 1))))] if values else float("nan")
@@ -305,13 +320,16 @@ async def scenario(base: str, server: Server, n: int, what: set[str], baselines:
     if "logistic" in what:
         rss_before, _ = server.status()
         students, _ = await class_opens(base, n, "logistic")
+        cpu_train = server.cpu()
         times, span = await train_all(students)
+        cpu_train = server.cpu() - cpu_train
         base_t = baselines.setdefault("logistic", pct(times, 0.5) if n == 1 else None)
         live = sum(1 for s in students if s.progress > 0)
         rss_open, _ = server.status()
         print("  " + report("logistic at the default pace, Train → finished", times, base_t)
               + f"; live progress on {live} of {n} pages; {(rss_open - rss_before) / n:.1f} MB RSS per open session")
-        print("  " + breakdown(students, times))
+        print("  " + breakdown(students, times) + f"; server CPU {cpu_train:.1f} s in the {span:.1f} s from the "
+              "clicks to the last finished view")
         polls = [b for s in students for b in s.feed_bytes]
         if polls:
             waits = [t for s in students for t in s.poll_seconds]
@@ -357,14 +375,15 @@ async def main_async(args) -> None:
         await warm.close()
         await asyncio.sleep(args.settle if args.warm else 1)
         rss0, threads0 = server.status()
-        print(f"server after one {'student' if args.warm else 'page'}: RSS {rss0:.0f} MB, threads {threads0}")
+        print(f"server after one {'student' if args.warm else 'page'}: RSS {rss0:.0f} MB ({server.where()}), "
+              f"threads {threads0}")
         baselines: dict = {}
         for n in args.n:
             await scenario(base, server, n, what, baselines)
         await asyncio.sleep(args.settle)
         rss1, threads1 = server.status()
         print(f"\nall sessions closed, {args.settle:.0f} s later: RSS {rss1:.0f} MB ({(rss1 - rss0) / rss0:+.0%} "
-              f"against after one {'student' if args.warm else 'page'}), threads {threads1}")
+              f"against after one {'student' if args.warm else 'page'}; {server.where()}), threads {threads1}")
 
 
 SERVER_PIDS: list[int] = []
