@@ -13,6 +13,8 @@ Two background threads, each started at most once per process:
 
 from __future__ import annotations
 
+import ctypes
+import os
 import threading
 
 _started: set[str] = set()
@@ -50,7 +52,28 @@ def _warm_up() -> None:
 
 def preload() -> bool:
     """Start importing torch and the engine in the background (the server calls this as it starts)."""
+    limit_malloc_arenas()
     return _once("preload", _preload)
+
+
+M_ARENA_MAX = -8  # glibc's mallopt() parameter number (malloc.h)
+MALLOC_ARENAS = 2
+
+
+def limit_malloc_arenas(n: int = MALLOC_ARENAS) -> bool:
+    """At most ``n`` glibc malloc arenas for the whole process, unless ``MALLOC_ARENA_MAX`` says otherwise.
+
+    glibc gives threads that allocate at the same moment arenas of their own, up to 8 per core. A class
+    of 30 runs script threads and training threads by the dozen; what they freed stayed in those arenas,
+    scattered, so the server's memory stayed up long after every session had closed (bench/classroom.py
+    --warm). Every Python thread shares one GIL, so more arenas buy little speed. Called before the
+    server's threads allocate much (its first request); arenas already made stay. True when set."""
+    if os.environ.get("MALLOC_ARENA_MAX"):
+        return False
+    try:
+        return bool(ctypes.CDLL("libc.so.6").mallopt(M_ARENA_MAX, n))
+    except (OSError, AttributeError):  # not glibc
+        return False
 
 
 def warm_up() -> bool:
