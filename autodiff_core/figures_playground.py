@@ -105,15 +105,20 @@ def _loss_top(good: Sequence[PlaygroundSnapshot]) -> float:
 
 
 def playground_live_payload(snaps: Sequence[PlaygroundSnapshot], extent, grid: int, train, test, *, run_id: str,
-                            status: str, status_text: str, steps_axis: int) -> dict:
+                            status: str, status_text: str, steps_axis: int,
+                            curve: Sequence[PlaygroundSnapshot] | None = None) -> dict:
     """Decision surface under the train (filled) and test (hollow) points, loss and accuracy below.
-    The surface travels as a grid per state; the browser draws it on a canvas under the plot area."""
+    The surface travels as a grid per state; the browser draws it on a canvas under the plot area.
+    ``curve``: the states the loss and accuracy curves are drawn from (light ones, for every recorded step)
+    when ``snaps`` keeps only some of them; ``snaps`` by default."""
     good = [s for s in snaps if not s.diverged]
+    points = good if curve is None else [s for s in curve if not s.diverged]
     layout = _layout(extent, steps_axis)
-    layout["yaxis2"]["range"] = [0, _loss_top(good)]
-    steps = [s.step for s in good]
-    curves = {4: {"x": steps, "y": [s.train_loss for s in good]}, 5: {"x": steps, "y": [s.test_loss for s in good]},
-              6: {"x": steps, "y": [s.test_accuracy for s in good]}}
+    layout["yaxis2"]["range"] = [0, _loss_top(points)]
+    steps = [s.step for s in points]
+    curves = {4: {"x": steps, "y": [s.train_loss for s in points]},
+              5: {"x": steps, "y": [s.test_loss for s in points]},
+              6: {"x": steps, "y": [s.test_accuracy for s in points]}}
     states = [{"seq": s.step, "step": s.step, "traces": {}, "surface": s.surface, "caption": caption(s),
                "metrics": metrics(s)} for s in good[-LIVE_WINDOW:]]
     return _payload(run_id, status, status_text, layout, _points(train, test) + _curves(), curves, states,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 from torch import nn
@@ -126,6 +126,11 @@ class PlaygroundSnapshot:
     message: str = ""
     grad_norms: tuple[float, ...] = ()  # per layer, |dLoss/dW| of the last step (first layer first)
     dead: tuple[float, ...] = ()  # per hidden layer, the share of units constant over the training set
+
+    def light(self) -> PlaygroundSnapshot:
+        """The numbers the curves need (losses, accuracies, gradient flow), without the surface: a run keeps
+        one of these for every recorded step, and only some whole snapshots (about 35 KB each)."""
+        return replace(self, surface=(), message="")
 
 
 class MLP(nn.Module):

@@ -99,9 +99,12 @@ def playground_for(config: PlaygroundConfig) -> Playground:
     return pg
 
 
-def new_history(snaps: list) -> None:
-    """Replace what the chart shows; the chart draws it afresh (a new id), not as more of the same."""
+def new_history(snaps: list, curve: list | None = None) -> None:
+    """Replace what the chart shows; the chart draws it afresh (a new id), not as more of the same.
+    ``snaps``: whole snapshots (surfaces, for the replay), thinned in a long run; ``curve``: light ones for
+    every recorded step, which the loss, accuracy and gradient flow curves are drawn from."""
     st.session_state["pg_history"] = snaps
+    st.session_state["pg_curve"] = curve if curve is not None else [s.light() for s in snaps]
     st.session_state["pg_view"] = st.session_state.get("pg_view", 0) + 1
 
 
@@ -120,16 +123,23 @@ def settle(pg: Playground) -> None:
     run.join(2.0)  # the worker may still be finishing the step in hand
     snaps = run.view()[0]
     if snaps:
-        new_history(snaps)
+        new_history(snaps, run.trail_view() or None)
     if st.session_state["pg_history"][-1].step != pg.steps_done:
-        st.session_state["pg_history"].append(pg.snapshot())
+        record(pg.snapshot())
     st.session_state["pg_settled"] = run.run_id
 
 
+def record(snap) -> None:
+    """Add the model's state after a Step (or where a run stopped) to the history and the curves."""
+    st.session_state["pg_history"].append(snap)
+    st.session_state["pg_curve"].append(snap.light())
+
+
 def play(pg: Playground, speed: float | None) -> None:
-    history = st.session_state["pg_history"]
+    history, curve = st.session_state["pg_history"], st.session_state["pg_curve"]
     run = LiveRun("playground", pg.config, lambda: every_step_then_sparser(pg.run, total=100_000), lambda s: s.step,
-                  speed=speed, session_id=current_session_id(), snapshots=list(history[:-1]))
+                  speed=speed, session_id=current_session_id(), snapshots=list(history[:-1]),
+                  light=lambda s: s.light(), trail=[s for s in curve if s.step < pg.steps_done])
     st.session_state["playground_run"] = run.start()
 
 
@@ -168,7 +178,7 @@ if c[2].button("Step", key="pg_step", disabled=running, width="stretch", help="T
         st.session_state["pg_slow_trace"] = slow_step(pg)
     else:
         pg.step()
-    st.session_state["pg_history"].append(pg.snapshot())
+    record(pg.snapshot())
 if c[3].button("Reset", key="pg_reset", width="stretch", help="Back to step 0, same initial weights."):
     pause()
     pg.reset()
@@ -202,6 +212,11 @@ def shown_snapshots(run: LiveRun | None) -> list:
     return run.view()[0] if run is not None else steps_shown
 
 
+def shown_curve(run: LiveRun | None) -> list:
+    """What the curves are drawn from: a state for every recorded step of the live run, else of the history."""
+    return run.trail_view() if run is not None else curve_shown
+
+
 def idle_status() -> str:
     """What ended the last run, while the chart still shows where it ended."""
     run = current_run("playground")
@@ -212,19 +227,19 @@ def idle_status() -> str:
 
 
 # The live feed calls payload() off the script thread, where session state cannot be read: read it now.
-steps_shown = st.session_state["pg_history"]
+steps_shown, curve_shown = st.session_state["pg_history"], st.session_state["pg_curve"]
 idle_id, idle_text = f"idle-{id(pg)}-{st.session_state['pg_view']}", idle_status()
 
 
 def payload(run: LiveRun | None) -> dict:
-    snaps = shown_snapshots(run)
+    snaps, curve = shown_snapshots(run), shown_curve(run)
     if discretize:  # only the newest states carry a surface
         snaps = discretized(snaps, LIVE_WINDOW + 1)
     last = snaps[-1].step if snaps else 0
     data = playground_live_payload(
         snaps, pg.extent, pg.config.grid, train, test, run_id=run.run_id if run else idle_id,
         status=run.status if run else "idle", status_text=status_text(run, "step", None) if run else idle_text,
-        steps_axis=max(500, int(last * 1.25)))
+        steps_axis=max(500, int(last * 1.25) if run else last), curve=curve)  # room to grow only while live
     return regression_labels(data) if regression else data
 
 
@@ -272,7 +287,7 @@ if run is None and len(history) > 1:
     st.subheader("Gradient flow")
     st.caption("Each layer's gradient norm |dLoss/dW| at each step (log scale), and the share of each hidden "
                "layer's units that are dead: the same output for every training point, so no gradient passes.")
-    plot(gradient_flow_figure(history), key="pg_gradflow")
+    plot(gradient_flow_figure(curve_shown), key="pg_gradflow")
 if run is None and pg.steps_done > 0 and pg.config.device == "cpu" and exportable(pg.config.activation):
     st.download_button("Export the run as a PyTorch script", export_script(pg), file_name="playground_run.py",
                        mime="text/x-python", key="pg_export", on_click="ignore",

@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 
 MAX_KEPT = 4000  # snapshots kept per run; beyond it every other one is dropped (the newest stays)
 KEPT_BYTES = 4 * 2**20  # and no more than about this much of them (a playground snapshot holds a surface)
+MAX_TRAIL = 8000  # light records (a run's curves) kept per run; beyond it they are thinned to even steps
 MAX_SECONDS = 15 * 60  # no run outlives this, whatever the speed setting
 MAX_STEP_SECONDS = 1.0  # estimated seconds a step may take on its device: longer ones are refused
 GRACE = 10.0  # seconds a session may be gone (a reload, a network blip) before its runs are released
@@ -56,6 +57,11 @@ class LiveRun:
     feed_cache: Any = field(default=None, repr=False)  # the live feed's encoded states (studio.feed)
     snapshots: list = field(default_factory=list)
     count: int = 0  # snapshots produced so far (some may have been thinned out of ``snapshots``)
+    # ``light(snap)``: the few numbers of a snapshot its curves need. When given, ``trail`` keeps one for every
+    # snapshot produced (up to MAX_TRAIL, then evenly over the steps), so curves keep the whole run's history
+    # while the heavy ``snapshots`` are thinned to KEPT_BYTES.
+    light: Callable[[Any], Any] | None = field(default=None, repr=False)
+    trail: list = field(default_factory=list, repr=False)
     status: str = "starting"  # queued, starting, running, done, stopped, diverged, error
     message: str = ""
     cost: Cost | None = None  # what the run was estimated to need (set by start())
@@ -106,7 +112,7 @@ class LiveRun:
         self.stop(reason)
         feed.revoke(self)
         with self._lock:
-            self.snapshots = []
+            self.snapshots, self.trail = [], []
             self.payload = self.feed_cache = None
             self.released = True
 
@@ -123,6 +129,11 @@ class LiveRun:
         """A consistent copy of the kept snapshots and the total produced."""
         with self._lock:
             return list(self.snapshots), self.count
+
+    def trail_view(self) -> list:
+        """A consistent copy of the light records: one for every snapshot produced (see ``light``)."""
+        with self._lock:
+            return list(self.trail)
 
     @property
     def last(self):
@@ -177,6 +188,10 @@ class LiveRun:
             self.count += 1
             if len(self.snapshots) > self._kept:  # keep the first, thin the middle, keep the newest
                 self.snapshots = self.snapshots[:-1:2] + [self.snapshots[-1]]
+            if self.light is not None:
+                self.trail.append(self.light(snap))
+                if len(self.trail) > MAX_TRAIL:
+                    self.trail = evenly(self.trail, self.step_of, MAX_TRAIL // 2)
 
     def _wait(self, step: int) -> bool:
         """Sleep to keep to ``speed``; True when the run should end now."""
@@ -202,6 +217,20 @@ class LiveRun:
             self.message = message
             self.finished = time.perf_counter()
             self.status = status
+
+
+def evenly(records: list, step_of: Callable[[Any], int], n: int) -> list:
+    """At most about ``n`` of ``records`` (in step order), spread evenly over the steps they span; the first
+    and the newest always stay. Thinning by index would keep a run's dense start and starve its end."""
+    first, newest = step_of(records[0]), step_of(records[-1])
+    gap, kept, due = (newest - first) / max(1, n), [], first
+    for r in records[:-1]:
+        step = step_of(r)
+        if step >= due:
+            kept.append(r)
+            due = step + gap
+    kept.append(records[-1])
+    return kept
 
 
 def _explain(exc: Exception) -> str:

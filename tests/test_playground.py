@@ -213,3 +213,25 @@ def test_the_replay_is_smooth_light_and_in_the_house_font():
                                    status_text="", steps_axis=500)
     assert live["layout"]["font"]["size"] == FONT_SIZE and live["layout"]["legend"]["font"]["size"] == FONT_SIZE
     assert json.loads(json.dumps(live))  # plain JSON
+
+
+def test_a_run_keeps_light_records_of_every_step_evenly_when_it_must_thin_them():
+    """Light records (no surface) of every recorded step; past MAX_TRAIL they are thinned evenly over the
+    steps, not by index (which would keep the dense start of a run and starve its end)."""
+    from autodiff_core.recording import every_step_then_sparser
+    from studio.runner import MAX_TRAIL, LiveRun, evenly
+
+    pg = Playground(PlaygroundConfig(hidden=(4,)))
+    snap = pg.snapshot()
+    assert snap.light().surface == () and snap.light().train_loss == snap.train_loss and snap.surface
+    records = [type("R", (), {"step": s})() for s in list(range(400)) + list(range(400, 20_000, 16))]
+    kept = evenly(records, lambda r: r.step, 100)
+    steps = [r.step for r in kept]
+    assert steps[0] == 0 and steps[-1] == records[-1].step and len(kept) <= 102
+    assert max(b - a for a, b in zip(steps, steps[1:], strict=False)) <= 2 * 20_000 / 100
+    run = LiveRun("playground", pg.config, lambda: every_step_then_sparser(pg.run, total=3000), lambda s: s.step,
+                  light=lambda s: s.light())
+    for s in every_step_then_sparser(pg.run, total=3000):
+        run._append(s)
+    assert [r.step for r in run.trail_view()] == [s.step for s in run.trail] and len(run.trail) == run.count
+    assert run.count <= MAX_TRAIL and all(r.surface == () for r in run.trail)

@@ -119,3 +119,31 @@ def test_a_broken_backward_is_named_as_the_cause_not_the_learning_rate(app):
     assert "try" not in text
     at.selectbox(key="pg_activation").select("ReLU").run()
     assert not at.warning and not at.exception
+
+
+def test_a_paused_long_run_keeps_its_whole_history_in_the_curves(app):
+    """The runner keeps only ~4 MB of whole snapshots (each holds a surface), so a run of thousands of steps
+    keeps few of them; the curves drawn after Pause must still cover the whole run as densely as the live
+    chart did (a step every ``stride`` recorded), not leap from step 0 to the last few thousand."""
+    at = app.switch_page("pages/playground.py").run()
+    at.select_slider(key="pg_speed").set_value("max").run()
+    at.button(key="pg_play").click().run()
+    run = at.session_state["playground_run"]
+    deadline = time.monotonic() + 120
+    while run.running and (run.last is None or run.last.step < 3200) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    at.button(key="pg_pause").click().run()
+    run = wait_for_run(at, "playground", timeout=10)
+    paused = at.session_state["pg_model"].steps_done
+    assert paused >= 3200 and len(run.view()[0]) < 200  # the whole snapshots were thinned
+    stride = 8  # every_step_then_sparser records every 8th step from step 2,800 to 6,000
+    for key in ("4", "6"):  # train loss, test accuracy
+        steps = payload(at)["curves"][key]["x"]
+        assert steps[0] == 0 and steps[-1] == paused
+        assert max(b - a for a, b in zip(steps, steps[1:], strict=False)) <= 2 * stride
+    data = payload(at)
+    assert data["layout"]["xaxis2"]["range"][1] < 1.1 * paused  # the step axis ends at the data
+    [flow] = [c for c in at.get("plotly_chart") if "pg_gradflow" in c.proto.id]
+    flow_steps = json.loads(flow.proto.spec)["data"][0]["x"]
+    assert flow_steps[0] <= 10 and flow_steps[-1] == paused  # gradient flow from the start of the run too
+    assert not at.exception
