@@ -236,7 +236,7 @@ def logistic_replay_figure(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: 
     layout.update(height=REPLAY_HEIGHT, legend={**layout["legend"], **base_layout()["legend"]},
                   title={**base_layout()["title"], "text": frames[-1]["layout"]["title"]["text"] if frames else "",
                          "x": 0.5, "xanchor": "center", "y": 1, "yanchor": "top", "yref": "container",
-                         "pad": {"t": 44}},  # below the modebar
+                         "pad": {"t": 52}},  # below the modebar
                   updatemenus=[_play_pause(redraw=True, x=0, y=-0.16, duration=play_duration(len(frames)))],
                   sliders=[_slider([f["name"] for f in frames], x=0, length=1, y=-0.23, redraw=True)])
     return go.Figure(data=base, layout=layout, frames=frames)

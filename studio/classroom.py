@@ -78,8 +78,13 @@ def ghost_adder(lesson: str, run: LiveRun | None, reference=None):
 
 def add_ghosts(fig, lesson: str, run: LiveRun | None):
     """A finished figure with the ghosts appended after its own traces (frames keep their indices)."""
-    for trace in _traces(lesson, run):
+    traces = _traces(lesson, run)
+    for trace in traces:
         fig.add_scatter(**{k: v for k, v in trace.items() if k != "type"})
+    named = sum(1 for t in traces if t.get("showlegend", True))
+    if named and fig.layout.legend.yanchor == "bottom" and fig.layout.margin.t is not None:
+        # a legend that grows upward from the plot gets a row of room per ghost: on a phone each one wraps
+        fig.update_layout(margin_t=fig.layout.margin.t + 26 * named)
     return fig.update_layout(showlegend=True) if fig.layout.showlegend is False else fig
 
 
