@@ -44,7 +44,7 @@ class TwoLayerConfig:
         if elements > MAX_ELEMENTS:
             raise ValueError(f"N, D_in, H and D_out together need {elements:,} numbers; the limit is "
                              f"{MAX_ELEMENTS:,}. Make N, D_in or H smaller.")
-        require_float("learning_rate", self.learning_rate, 0.0, 10.0, lo_open=True)
+        require_float("learning_rate", self.learning_rate, 0.0, 1e6, lo_open=True)
         require_int("steps", self.steps, 1, 1_000_000)
         require_int("seed", self.seed, 0, 2**63 - 1)
         require_choice("activation", self.activation, activation_names())

@@ -38,7 +38,7 @@ def two_layer_ui() -> tuple[TwoLayerConfig | None, str]:
     c[2].number_input("H (hidden)", 1, 5_000, step=10, key="tl_H")
     c[3].number_input("D_out", 1, 1_000, step=1, key="tl_D_out")
     c = st.columns(3)
-    c[0].number_input("Learning rate", min_value=1e-12, max_value=10.0, format="%.2e", step=1e-7, key="tl_lr",
+    c[0].number_input("Learning rate", min_value=1e-12, max_value=1e6, format="%.2e", step=1e-7, key="tl_lr",
                       help="The tutorial uses 1e-6. Try 1e-4 to see training diverge.")
     c[1].number_input("Steps", 1, 100_000, step=100, key="tl_steps")
     c[2].selectbox("ReLU implementation", activation_names(), key="tl_activation",

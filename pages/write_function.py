@@ -22,7 +22,8 @@ except ImportError:  # the plain text box below still works
 
 require_app()
 st.title("6 · Write your own Function")
-st.markdown("Fill in `forward` and `backward`. **Check** runs `torch.autograd.gradcheck` on your Function in "
+st.markdown("Fill in `forward` and `backward`, then press **Apply** under the editor (**Check** with the plain "
+            "text box). That runs `torch.autograd.gradcheck` on your Function in "
             "float64 and compares your forward with PyTorch's own op. Your code runs in a sandbox, with a "
             "limit on time and memory.")
 init_state({"wf_challenge": CHALLENGES["relu"].title, "wf_plain": st_ace is None})

@@ -36,9 +36,10 @@ with presenter.settings_box("xray"):
 def zero_grad_verdict(right, forgot) -> str:
     """What forgetting zero_grad() did, in one or two sentences, never as if it helped."""
     ratio = (abs(forgot.w0) + abs(forgot.w1)) / (abs(right.w0) + abs(right.w1))
+    when = ("" if forgot.iteration == right.iteration
+            else f" (it stopped at iteration {forgot.iteration}, against {right.iteration})")
     text = (f"Without `zero_grad()` the weights end **{ratio:.1f}× larger**, and the final loss is "
-            f"**{forgot.loss:.3f}** against {right.loss:.3f} (iteration {forgot.iteration} against "
-            f"{right.iteration}).")
+            f"**{forgot.loss:.3f}** against {right.loss:.3f}{when}.")
     if forgot.iteration < right.iteration and forgot.loss <= right.loss:
         text += (" It only *looks* better: each step used the sum of every gradient so far, a far bigger step "
                  "than the learning rate says, which happens to cross the wide gap between these clusters "

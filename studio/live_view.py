@@ -75,7 +75,7 @@ def status_text(run: LiveRun | None, unit: str, total: int | None) -> str:
         return f"Training… {unit} {step:,}{of} · {elapsed:.1f} s"
     if run.status == "done":
         if total and step >= total - 1:
-            return f"Finished: all {total:,} {unit}s in {elapsed:.1f} s."
+            return f"Finished: all {total:,} {unit}s ({unit}s 0 to {total - 1:,}) in {elapsed:.1f} s."
         return f"Finished at {unit} {step:,} in {elapsed:.1f} s."
     if run.status == "stopped":
         why = "" if run.message in ("", "Stopped.") else f" {run.message}"

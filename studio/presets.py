@@ -38,7 +38,7 @@ SETTINGS: dict[str, list[Setting]] = {
         Setting("tl_D_in", int, _T.D_in, 1, 20_000, short="D_in"),
         Setting("tl_H", int, _T.H, 1, 5_000, short="H"),
         Setting("tl_D_out", int, _T.D_out, 1, 1_000, short="D_out"),
-        Setting("tl_lr", float, _T.learning_rate, 1e-12, 10.0, short="lr"),
+        Setting("tl_lr", float, _T.learning_rate, 1e-12, 1e6, short="lr"),
         Setting("tl_steps", int, _T.steps, 1, 100_000, short="steps"),
         Setting("tl_activation", str, _T.activation, choices=_ACTS, short=""),
         Setting("two_layer_speed", str, "100", choices=tuple(SPEEDS), short="speed"),

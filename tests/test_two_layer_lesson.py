@@ -45,7 +45,7 @@ def run_like(status, step, message=""):
 
 
 @pytest.mark.parametrize("status, step, message, total, expected", [
-    ("done", 499, "", 500, "Finished: all 500 steps in 2.0 s."),
+    ("done", 499, "", 500, "Finished: all 500 steps (steps 0 to 499) in 2.0 s."),
     ("done", 380, "", 1000, "Finished at step 380 in 2.0 s."),
     ("stopped", 220, "Stopped.", 1000, "Stopped at step 220."),
     ("stopped", 220, "The browser tab closed.", 1000, "Stopped at step 220. The browser tab closed."),
@@ -77,3 +77,13 @@ def test_divergence_on_screen_agrees_with_itself_and_goes_stale_when_inputs_chan
     assert not app.warning  # no longer a warning about the settings on screen
     assert "last run, which used other settings" in app.info[0].value
     assert payload(app, "two_layer_live")["states"][-1]["caption"] == "Step 2 of 500: diverged"  # still there
+
+
+def test_a_huge_learning_rate_is_taken_and_diverges_visibly(app):
+    """1e6 is a value a teacher types to show divergence: the box takes it and the run says what happened."""
+    app.switch_page("pages/two_layer.py").run()
+    app.number_input(key="tl_lr").set_value(1e6).run()
+    assert app.session_state["tl_lr"] == 1e6 and not app.error
+    run = train_at_full_speed(app, "two_layer")
+    assert run.config.learning_rate == 1e6 and run.status == "diverged"
+    assert "diverged at step" in app.warning[0].value
