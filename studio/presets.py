@@ -102,7 +102,7 @@ PRESETS: dict[str, dict[str, dict]] = {
     "logistic": {
         "The tutorial as written": {},
         "Forget zero_grad": {"lr_forget": True},
-        "Learning rate too big": {"lr_lr": 50.0},
+        "Learning rate too big": {"lr_lr": 1000.0},
         "No momentum: slow": {"lr_momentum": 0.0},
         "Overlapping clusters": {"lr_mean": 0.3},
     },
