@@ -14,6 +14,28 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(scope="module")
+def server():
+    """``streamlit run app.py`` on a free port for the browser tests of one module; yields its base URL."""
+    from tests.browser import streamlit_server
+
+    with streamlit_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium for the browser tests of one module."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import launch
+
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
 @pytest.fixture
 def server_page_mode(monkeypatch):
     """Keep PagesManager.uses_pages_directory False, as a real server does once st.navigation has run.

@@ -12,34 +12,16 @@ import pytest
 from tests.browser import (
     ARTIFACTS,
     exception_boxes,
-    launch,
     open_page,
     painted_rate,
     plot_data,
     sample_live,
     set_number,
     set_speed,
-    streamlit_server,
     wait_idle,
 )
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.browser import ARTIFACTS, launch, set_speed, streamlit_server, wait_idle
+from tests.browser import ARTIFACTS, set_speed, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -30,22 +30,6 @@ GEOMETRY_JS = """(root) => {
     loss_title: box('.g-y2title'), accuracy_title: box('.g-y3title'), buttons: box('.updatemenu-container'),
     slider: box('.slider-container'), modebar: box('.modebar')};
 }"""
-
-
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def open_lesson(browser, server, size):

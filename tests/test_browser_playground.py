@@ -7,7 +7,7 @@ import re
 import pytest
 
 from autodiff_core.functions import activation_names
-from tests.browser import ARTIFACTS, exception_boxes, launch, open_page, set_speed, streamlit_server, wait_idle
+from tests.browser import ARTIFACTS, exception_boxes, open_page, set_speed, wait_idle
 
 pytestmark = pytest.mark.browser
 SIZES = [(1280, 720), (390, 844)]
@@ -35,22 +35,6 @@ OVERLAPS_JS = """(plot) => {
 
 FONT_SIZES_JS = """(plot) => [...new Set([...plot.querySelectorAll('.xtick text, .ytick text, .legendtext')]
   .map((t) => getComputedStyle(t).fontSize))]"""
-
-
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import ROOT, exception_boxes, launch, open_page, set_number, streamlit_server, wait_idle
+from tests.browser import ROOT, exception_boxes, open_page, set_number, wait_idle
 
 pytestmark = pytest.mark.browser
 DOCS = ROOT / "docs"
@@ -36,22 +36,6 @@ MEASURE = """() => {
     return [...svg.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * scale); });
   return {content, plots, graphs, sidebar: sidebar ? sidebar.getBoundingClientRect().width : 0};
 }"""
-
-
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def metrics(page) -> str:
