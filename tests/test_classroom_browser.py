@@ -67,7 +67,10 @@ def test_a_teachers_link_reproduces_the_run_in_a_fresh_browser(server, browser):
     teacher.close()
     student = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = open_page(student, link)
-    assert page.get_by_label("H (hidden)", exact=True).input_value() == "50"
+    # the link's values reach the widgets with the script run the page opens with (the first paint may be
+    # a default frame while the sidebar and the link are read)
+    expect(page.get_by_label("H (hidden)", exact=True)).to_have_value("50", timeout=20_000)
+    expect(page.get_by_label("Steps", exact=True)).to_have_value("120", timeout=20_000)
     assert finish_two_layer(page) == numbers  # the same final loss and norms, digit for digit
     assert "step\n119" in numbers and exception_boxes(page) == 0
     student.close()
