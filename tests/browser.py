@@ -45,11 +45,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server():
-    """``streamlit run app.py`` on a free port; yields its base URL and stops it afterwards."""
-    port = free_port()
+def streamlit_server(port: int | None = None):
+    """``streamlit run app.py`` on ``port`` (a free one by default); yields its base URL and stops it
+    afterwards. A test that restarts the server passes the same port twice."""
+    port = port or free_port()
     ARTIFACTS.mkdir(exist_ok=True)
-    log = open(ARTIFACTS / f"server-{port}.log", "w")  # noqa: SIM115 - closed in finally
+    log = open(ARTIFACTS / f"server-{port}-{time.time():.0f}.log", "w")  # noqa: SIM115 - closed in finally
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],

@@ -3,44 +3,23 @@ offers Train again (it used to stay on "Training… step 250 of 100,000" with St
 
 from __future__ import annotations
 
-import contextlib
-import subprocess
-import sys
 import time
-import urllib.request
 
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tests.browser import ARTIFACTS, ROOT, exception_boxes, free_port, launch, open_page, set_speed, wait_idle
+from tests.browser import (
+    ARTIFACTS,
+    exception_boxes,
+    free_port,
+    launch,
+    open_page,
+    set_speed,
+    streamlit_server,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.browser
-
-
-@contextlib.contextmanager
-def server_on(port: int):
-    ARTIFACTS.mkdir(exist_ok=True)
-    log = open(ARTIFACTS / f"server-restart-{port}-{time.time():.0f}.log", "w")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            assert proc.poll() is None and time.monotonic() < deadline, f"streamlit did not start; see {log.name}"
-            time.sleep(0.25)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(10)
-        proc.kill()
-        log.close()
 
 
 def test_a_run_lost_with_a_server_restart_says_so_and_offers_train_again():
@@ -49,13 +28,13 @@ def test_a_run_lost_with_a_server_restart_says_so_and_offers_train_again():
         browser = launch(p)
         page = None
         try:
-            with server_on(port) as url:
+            with streamlit_server(port) as url:
                 page = open_page(browser.new_context(viewport={"width": 1300, "height": 900}), f"{url}/logistic")
                 set_speed(page, "1")  # one iteration a second: the run is going when the server goes
                 page.get_by_role("button", name="Train").click()
                 page.wait_for_function("() => document.querySelector('.studio-live')?.dataset.status === 'running'",
                                        timeout=30_000)
-            with server_on(port):  # the same address, a new process: it knows no run
+            with streamlit_server(port):  # the same address, a new process: it knows no run
                 status = page.locator(".studio-live .studio-status")
                 status.get_by_text("The run was lost: the server restarted").wait_for(timeout=60_000)
                 page.wait_for_function("() => document.querySelector('.studio-live')?.dataset.status === 'lost'")
