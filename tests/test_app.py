@@ -1,6 +1,7 @@
 """The app through Streamlit's AppTest: every page renders, runs finish, figures hold what they should."""
 
 import json
+import time
 
 import pytest
 
@@ -183,6 +184,10 @@ def test_stop_ends_a_slow_run(app):
     assert data["feed"] == f"/api/live/{run.token}"
     status, fed = feed_get(data["feed"])
     assert status == 200 and fed["run"] == run.run_id and fed["base"] == data["base"]  # the same points
+    deadline = time.monotonic() + 30  # stop mid-run: once the worker has recorded a state (a busy machine is slow)
+    while run.count == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert run.count > 0
     app.button(key="logistic_stop").click().run()
     assert wait_for_run(app, "logistic", timeout=5) is run and run.status == "stopped"
     assert any("Stopped at iteration" in c.value for c in app.caption)

@@ -370,7 +370,7 @@ def test_full_speed_runs_take_turns_first_come_first_served(monkeypatch):
 def test_paced_runs_never_wait_for_a_turn(monkeypatch):
     monkeypatch.setattr(runner, "TURNS", runner.Turns(1))
     runner.TURNS.acquire()  # every turn taken (say, by a long full-speed step)
-    run = LiveRun("test", None, lambda: iter(range(3)), lambda s: s, speed=1000.0).start()
+    run = LiveRun("test", None, lambda: (i for i in range(3)), lambda s: s, speed=1000.0).start()
     run.join(5)
     runner.TURNS.release()
     assert run.status == "done" and run.count == 3
