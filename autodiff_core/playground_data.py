@@ -22,6 +22,7 @@ import torch
 from .data import moons
 
 Generator = Callable[[int, float, torch.Generator], tuple[torch.Tensor, torch.Tensor]]
+Split = tuple[torch.Tensor, torch.Tensor]  # (points (n, 2), labels (n,))
 EXTENT = (-6.0, 6.0, -6.0, 6.0)  # the plane every heatmap shows: x0, x1, y0, y1 (TF's domain)
 
 
@@ -36,7 +37,11 @@ def circles(n: int, noise: float, g: torch.Generator) -> tuple[torch.Tensor, tor
     angle = _uniform(n, 0, 2 * math.pi, g)
     x = torch.stack([r * torch.sin(angle), r * torch.cos(angle)], 1)  # (n, 2)
     shifted = x + _uniform((n, 2), -radius, radius, g) * noise
-    return x, (shifted.norm(dim=1) < radius * 0.5).float()
+    return x, _circle_label(shifted)
+
+
+def _circle_label(p: torch.Tensor) -> torch.Tensor:
+    return (p.norm(dim=1) < 2.5).float()  # class 1 inside half the radius of 5
 
 
 def xor(n: int, noise: float, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
@@ -44,7 +49,11 @@ def xor(n: int, noise: float, g: torch.Generator) -> tuple[torch.Tensor, torch.T
     x = _uniform((n, 2), -5, 5, g)
     x = x + torch.where(x > 0, 0.3, -0.3)
     shifted = x + _uniform((n, 2), -5, 5, g) * noise
-    return x, (shifted[:, 0] * shifted[:, 1] >= 0).float()
+    return x, _xor_label(shifted)
+
+
+def _xor_label(p: torch.Tensor) -> torch.Tensor:
+    return (p[:, 0] * p[:, 1] >= 0).float()
 
 
 def gaussians(n: int, noise: float, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
@@ -106,11 +115,13 @@ multi_gaussian.__doc__ = "Uniform on -6..6; the target is six signed bumps, read
 class DataSpec:
     draw: Generator
     regression: bool = False
+    # the noise-free label of each point, for the sets whose noise flips labels (None: noise moves the points)
+    rule: Callable[[torch.Tensor], torch.Tensor] | None = None
 
 
 PLAYGROUND_DATASETS: dict[str, DataSpec] = {
-    "Circles": DataSpec(circles),
-    "XOR": DataSpec(xor),
+    "Circles": DataSpec(circles, rule=_circle_label),
+    "XOR": DataSpec(xor, rule=_xor_label),
     "Gaussian clusters": DataSpec(gaussians),
     "Spirals": DataSpec(spirals),
     "Two moons": DataSpec(two_moons),
@@ -128,3 +139,23 @@ def make_playground_data(name: str, n: int, noise: float, seed: int) -> tuple[to
     if name not in PLAYGROUND_DATASETS:
         raise ValueError(f"dataset must be one of: {', '.join(PLAYGROUND_DATASETS)}; not {name!r}.")
     return PLAYGROUND_DATASETS[name].draw(n, noise, torch.Generator().manual_seed(seed))
+
+
+def flipped_labels(name: str, points: torch.Tensor, y: torch.Tensor) -> torch.Tensor | None:
+    """Which of ``points`` (n, 2) noise gave the other class's label ``y``: a bool (n,); None for the sets whose
+    labels never flip (clusters, spirals, moons: noise moves their points) and for regression."""
+    rule = PLAYGROUND_DATASETS[name].rule
+    return None if rule is None else rule(points) != y.cpu().to(torch.float32)
+
+
+def label_noise_note(name: str, train: Split, test: Split) -> str:
+    """What the train and test losses owe to label noise, for a teacher to read beside them; "" when no label
+    flipped. ``train`` and ``test`` are (points, labels) pairs."""
+    flips = [flipped_labels(name, *split) for split in (train, test)]
+    if flips[0] is None or not any(f.any() for f in flips):
+        return ""
+    (k, n), (k_test, n_test) = ((int(f.sum()), len(f)) for f in flips)
+    return (f"Noise gave {k} of {n} training points ({k / n:.0%}) and {k_test} of {n_test} test points "
+            f"({k_test / n_test:.0%}) the other class's label. A network that learns the pattern gets these points "
+            "wrong, and each costs far more loss than a point it gets right, so the split with the larger share "
+            "of them shows the higher loss.")

@@ -13,7 +13,7 @@ from autodiff_core.functions import activation_names
 from autodiff_core.graph import to_dot
 from autodiff_core.inspector import inspector_table
 from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, Playground, PlaygroundConfig, backward_problem
-from autodiff_core.playground_data import PLAYGROUND_DATASETS
+from autodiff_core.playground_data import PLAYGROUND_DATASETS, label_noise_note
 from autodiff_core.recording import every_step_then_sparser
 from autodiff_core.script_export import export_script, exportable
 from autodiff_core.slow_step import forward_backward_table, slow_step, update_table
@@ -164,6 +164,9 @@ if config.hidden and min(config.hidden) == 1:
     st.info("A layer of 1 neuron squeezes everything through one number: the boundary can barely bend.")
 if config.noise == 0:
     st.info("Noise 0: the points follow their recipe exactly, so a test accuracy of 100% is possible.")
+elif not presenter.presenting() and (note := label_noise_note(config.dataset, (pg.points_train, pg.y_train),
+                                                              (pg.points_test, pg.y_test))):
+    st.caption(note)  # why train and test losses differ so: the flipped labels are not shared out evenly
 
 c = st.columns([1, 1, 1, 1, 4], vertical_alignment="bottom")
 c[4].select_slider("Speed (steps per second)", SPEEDS, key="pg_speed")
