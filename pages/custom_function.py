@@ -16,6 +16,7 @@ from studio.page import require_app
 from studio.presets import bind_lesson
 from studio.sidebar import current_settings
 from studio.state import init_state
+from studio.verdicts import show_gradcheck
 
 require_app()
 st.title("1 · A custom autograd Function")
@@ -94,13 +95,7 @@ curve_y = spec.reference(torch.tensor(curve_x)).tolist()
 plot(function_figure(cls, curve_x, curve_y, trace.input, trace.output, trace.grad_input,
                      trace.reference_grad_input, reference), key="cf_figure")
 
-report = gradcheck_report(name, torch.tensor(x, dtype=torch.float64))
-if report.missed:
-    st.warning(report.missed)
-elif report.passed:
-    st.success(f"gradcheck passed (float64): {report.message}")
-else:
-    st.error(f"gradcheck failed (float64): {report.message}")
+show_gradcheck(gradcheck_report(name, torch.tensor(x, dtype=torch.float64)))
 st.markdown(verdict(spec, cls, compare_to_reference(trace)))
 
 with st.expander("Show the code that ran", expanded=False):

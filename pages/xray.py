@@ -19,6 +19,7 @@ from studio.page import require_app
 from studio.presets import bind_lesson
 from studio.sidebar import current_settings
 from studio.state import init_state
+from studio.verdicts import show_gradcheck
 
 require_app()
 st.title("4 · Autograd X-ray")
@@ -131,12 +132,7 @@ with tabs[2]:
     else:
         report = gradcheck_report(name, torch.tensor(points, dtype=torch.float64 if use64 else torch.float32),
                                   gradgrad=True)
-        if report.missed:
-            st.warning(report.missed)
-        elif report.passed:
-            st.success(f"gradcheck passed. {report.message}")
-        else:
-            st.error(f"gradcheck failed. {report.message}")
+        show_gradcheck(report)
         st.caption(f"gradgradcheck (double backward): {'passed' if report.gradgrad_passed else 'failed'}.")
         plot_panels(jacobian_figure(report), key="xr_jacobians")
 
