@@ -9,7 +9,8 @@
 #   bash scripts/install-chromium.sh             find or install
 #   bash scripts/install-chromium.sh --dry-run   say what it would do and print the commands, run nothing
 #
-# Another system package the tests need goes into APT_PACKAGES; apt installs them together.
+# Another system package the tests need goes into APT_PACKAGES; apt installs them together. The --dry-run
+# argument and apt-get (as root or through sudo) are scripts/apt.sh's, shared with install-test-deps.sh.
 set -euo pipefail
 
 APT_PACKAGES=(chromium)
@@ -18,22 +19,13 @@ MAC_APPS=("/Applications/Google Chrome.app/Contents/MacOS/Google Chrome"
           "/Applications/Chromium.app/Contents/MacOS/Chromium")
 PYTHON=${PYTHON:-$(command -v python || command -v python3 || echo python3)}
 
-DRY_RUN=0
-case "${1:-}" in
-  --dry-run) DRY_RUN=1 ;;
-  "") ;;
-  *) echo "usage: bash scripts/install-chromium.sh [--dry-run]" >&2; exit 2 ;;
-esac
+here=${BASH_SOURCE[0]%/*}
+[ "$here" != "${BASH_SOURCE[0]}" ] || here=.
+# shellcheck source=scripts/apt.sh
+source "$here/apt.sh"
+dry_run_arg install-chromium.sh "$@"
 
 say() { echo "install-chromium: $*"; }
-
-run() {  # run a command, or only print it with --dry-run
-  if [ "$DRY_RUN" -eq 1 ]; then
-    echo "would run: $*"
-  else
-    "$@"
-  fi
-}
 
 installed_browser() {  # prints the path of an installed Chromium or Chrome; fails if there is none
   if [ -n "${STUDIO_CHROMIUM:-}" ]; then
@@ -47,23 +39,6 @@ installed_browser() {  # prints the path of an installed Chromium or Chrome; fai
     if [ -x "$app" ]; then echo "$app"; return 0; fi
   done
   return 1
-}
-
-apt_prefix() {  # prints "" as root, "sudo" where sudo exists; fails where apt-get cannot be used
-  command -v apt-get >/dev/null 2>&1 || return 1
-  if [ "$(id -u)" -eq 0 ]; then
-    echo ""
-  elif command -v sudo >/dev/null 2>&1; then
-    echo "sudo"
-  else
-    return 1
-  fi
-}
-
-apt_install() {
-  local sudo=$1
-  run $sudo apt-get update -qq &&
-    run $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${APT_PACKAGES[@]}"
 }
 
 playwright_install() {
@@ -81,7 +56,7 @@ fi
 
 if sudo=$(apt_prefix); then
   say "no Chromium or Chrome found; installing ${APT_PACKAGES[*]} with apt-get${sudo:+ through sudo}"
-  if apt_install "$sudo"; then
+  if apt_install "$sudo" "${APT_PACKAGES[@]}"; then
     if [ "$DRY_RUN" -eq 1 ]; then exit 0; fi
     if path=$(installed_browser); then
       say "installed $path"

@@ -6,16 +6,19 @@
 # then skipped, except under CI=true, where they fail so that a missing install shows.
 #
 #   bash scripts/install-test-deps.sh             install what is missing
-#   bash scripts/install-test-deps.sh --dry-run   say what it would do, run nothing
+#   bash scripts/install-test-deps.sh --dry-run   say what it would do and print the commands, run nothing
+#
+# The --dry-run argument and apt-get (as root or through sudo) are scripts/apt.sh's, shared with
+# install-chromium.sh.
 set -euo pipefail
 
 PACKAGES=(haproxy)   # Debian package names; each is also the command looked for on the PATH
-DRY_RUN=0
-case "${1:-}" in
-  --dry-run) DRY_RUN=1 ;;
-  "") ;;
-  *) echo "usage: bash scripts/install-test-deps.sh [--dry-run]" >&2; exit 2 ;;
-esac
+
+here=${BASH_SOURCE[0]%/*}
+[ "$here" != "${BASH_SOURCE[0]}" ] || here=.
+# shellcheck source=scripts/apt.sh
+source "$here/apt.sh"
+dry_run_arg install-test-deps.sh "$@"
 
 say() { echo "install-test-deps: $*"; }
 
@@ -29,23 +32,15 @@ for pkg in "${PACKAGES[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-if ! command -v apt-get >/dev/null 2>&1; then
-  say "missing: ${missing[*]}; no apt-get here: install them with your system's package manager;" \
-      "until then the tests that need them are skipped" >&2
-  exit 0
-fi
-SUDO=()
-if [ "$(id -u)" -ne 0 ]; then
-  if ! command -v sudo >/dev/null 2>&1; then
-    say "missing: ${missing[*]}; installing needs root (or sudo); until then the tests that need them" \
-        "are skipped" >&2
-    exit 0
-  fi
-  SUDO=(sudo)
-fi
-cmds=("${SUDO[*]} apt-get update -qq"
-      "${SUDO[*]} env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${missing[*]}")
-for cmd in "${cmds[@]}"; do
-  say "${cmd# }"
-  [ "$DRY_RUN" -eq 1 ] || eval "${cmd# }"
-done
+why=0
+sudo=$(apt_prefix) || why=$?
+case $why in
+  1) say "missing: ${missing[*]}; no apt-get here: install them with your system's package manager;" \
+         "until then the tests that need them are skipped" >&2
+     exit 0 ;;
+  2) say "missing: ${missing[*]}; installing needs root (or sudo); until then the tests that need them" \
+         "are skipped" >&2
+     exit 0 ;;
+esac
+say "installing ${missing[*]} with apt-get${sudo:+ through sudo}"
+apt_install "$sudo" "${missing[@]}"
