@@ -167,6 +167,21 @@ class MyExp(Function):
         return grad_output * e
 
 
+class MyLinear(Function):
+    """Linear (the identity), TF Playground's "Linear" activation: a network of them is one affine map, so
+    its decision boundary is a straight line however deep it is."""
+
+    @staticmethod
+    def forward(ctx, input):
+        """Out: ``input`` unchanged, as a new tensor. Nothing is saved: the slope is 1 everywhere."""
+        return input.clone()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        """grad_input = grad_output * 1: the gradient passes through untouched."""
+        return grad_output
+
+
 # ---- Deliberately broken backwards: each is a bug students really write. ----
 
 
@@ -258,6 +273,9 @@ class SoftplusExpGradient(Function):
         return grad_output * torch.exp(input)  # should be torch.sigmoid(input)
 
 
+IDENTITY = torch.nn.Identity()  # Linear's built-in reference
+
+
 @dataclass(frozen=True)
 class FunctionSpec:
     """One registry entry: the Function, the built-in it must match, and where it is not smooth."""
@@ -274,7 +292,7 @@ class FunctionSpec:
     def reference_name(self) -> str:
         """How the built-in reference is written in code."""
         names = {torch.relu: "torch.relu", torch.sigmoid: "torch.sigmoid", torch.tanh: "torch.tanh",
-                 torch.exp: "torch.exp", torch.nn.functional.softplus: "F.softplus"}
+                 torch.exp: "torch.exp", torch.nn.functional.softplus: "F.softplus", IDENTITY: "nn.Identity()"}
         return names.get(self.reference, "F.leaky_relu(x, 0.01)")
 
     @property
@@ -292,6 +310,7 @@ _SPECS = [
     FunctionSpec("Tanh", MyTanh, torch.tanh, True, "tanh(x); saves its output."),
     FunctionSpec("Softplus", MySoftplus, torch.nn.functional.softplus, True, "log(1 + e^x), a smooth ReLU."),
     FunctionSpec("Exp", MyExp, torch.exp, True, "e^x, its own derivative.", domain=(-2.0, 2.0)),
+    FunctionSpec("Linear", MyLinear, IDENTITY, True, "x itself: the identity, slope 1."),
     FunctionSpec("BROKEN ReLU: chain rule forgotten", ReLUNoChainRule, torch.relu, False,
                  "backward returns the slope without multiplying by grad_output.", (0.0,)),
     FunctionSpec("BROKEN ReLU: comparison flipped", ReLUWrongComparison, torch.relu, False,
