@@ -321,3 +321,22 @@ class Playground:
                 yield snap
                 if snap.diverged:
                     return
+
+    # ---- A weight set by hand (TF Playground: click a link of the diagram, type a value) ----
+
+    def set_weight(self, layer: int, target: int, source: int | None, value: float) -> None:
+        """Set one parameter by hand: the weight of the link from neuron ``source`` of column ``layer`` to
+        neuron ``target`` of column ``layer + 1`` (column 0 is the inputs, the last the output), or, when
+        ``source`` is None, ``target``'s bias. Steps continue from it; the optimizer keeps its state."""
+        if not 0 <= layer < len(self.model.layers):
+            raise ValueError(f"layer must be 0 to {len(self.model.layers) - 1}; got {layer!r}.")
+        weight, bias = self.model.layers[layer].weight, self.model.layers[layer].bias  # (out, in), (out,)
+        require_int("target", target, 0, weight.shape[0] - 1)
+        if source is not None:
+            require_int("source", source, 0, weight.shape[1] - 1)
+        require_float("value", value, -1e6, 1e6)
+        with torch.no_grad():  # in place: the optimizer and the model hold these very Parameters
+            if source is None:
+                bias[target] = value
+            else:
+                weight[target, source] = value

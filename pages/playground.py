@@ -20,13 +20,15 @@ from autodiff_core.slow_step import forward_backward_table, slow_step, update_ta
 from studio import classroom, presenter
 from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
+from studio.layer_widths import layer_widths
 from studio.live_chart import live_chart
 from studio.live_view import SPEEDS, current_run, speed_value, status_text
 from studio.page import require_app
-from studio.presets import FEATURE_KEYS, bind_lesson
+from studio.presets import FEATURE_KEYS, L2_CHOICES, MAX_NEURONS, bind_lesson
 from studio.runner import LiveRun, current_session_id
 from studio.sidebar import current_settings
 from studio.state import init_state
+from studio.weight_editor import weight_editor
 
 require_app()
 st.title("5 · Classification playground")
@@ -35,7 +37,7 @@ presenter.intro("A small network whose activation is a custom autograd Function 
             "every point; filled dots are training points, hollow ones test points.")
 D = PlaygroundConfig()
 init_state({"pg_dataset": D.dataset, "pg_noise": D.noise, "pg_n": D.n_per_class, "pg_test": D.test_fraction,
-            "pg_layers": len(D.hidden), "pg_width": D.hidden[0], "pg_activation": D.activation,
+            "pg_hidden": D.hidden, "pg_activation": D.activation,
             "pg_optimizer": D.optimizer, "pg_lr": D.learning_rate, "pg_batch": D.batch_size, "pg_l2": D.l2,
             "pg_l1": D.l1, "pg_show_test": True, "pg_discretize": False, "pg_slow": False, "pg_speed": "100",
             **{key: name in D.features for name, key in FEATURE_KEYS.items()}})
@@ -56,25 +58,23 @@ def playground_ui() -> tuple[PlaygroundConfig | None, str]:
     c = st.columns(len(FEATURE_KEYS))
     for col, (name, key) in zip(c, FEATURE_KEYS.items(), strict=True):
         col.checkbox(name, key=key, help=f"Feed the network the input feature {name}.")
-    c = st.columns(5)
-    c[0].number_input("Hidden layers", 1, MAX_DEPTH, key="pg_layers")
-    c[1].number_input("Neurons per layer", 1, 64, key="pg_width")
-    c[2].selectbox("Optimizer", OPTIMIZERS, key="pg_optimizer")
-    c[3].number_input("Learning rate", 1e-5, 1e6, format="%.4g", step=0.01, key="pg_lr")
-    c[4].number_input("Batch size", 1, 1000, key="pg_batch")
-    c = st.columns([4, 3, 3])  # the activation names are long ("BROKEN Tanh: derivative of the input")
+    hidden = layer_widths(MAX_DEPTH, MAX_NEURONS)
+    c = st.columns([4, 3, 2, 2])  # the activation names are long ("BROKEN Tanh: derivative of the input")
     c[0].selectbox("Activation", activation_names(), key="pg_activation")
-    c[1].select_slider("L2 (weight decay)", [0.0, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1], key="pg_l2")
-    c[2].select_slider("L1", [0.0, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1], key="pg_l1",
+    c[1].selectbox("Optimizer", OPTIMIZERS, key="pg_optimizer")
+    c[2].number_input("Learning rate", 1e-5, 1e6, format="%.4g", step=0.01, key="pg_lr")
+    c[3].number_input("Batch size", 1, 1000, key="pg_batch")
+    c = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
+    c[0].select_slider("L2 (weight decay)", L2_CHOICES, key="pg_l2")
+    c[1].select_slider("L1", L2_CHOICES, key="pg_l1",
                        help="Pulls every weight towards 0 by the same amount: many end at exactly 0.")
-    c = st.columns(2)
-    c[0].toggle("Show test data", key="pg_show_test")
-    c[1].toggle("Discretize output", key="pg_discretize", help="Colour each point by the class the network picks.")
+    c[2].toggle("Show test data", key="pg_show_test")
+    c[3].toggle("Discretize output", key="pg_discretize", help="Colour each point by the class the network picks.")
     ss, run = st.session_state, current_settings()
     try:
         config = PlaygroundConfig(
             dataset=ss.pg_dataset, noise=ss.pg_noise, n_per_class=ss.pg_n, test_fraction=ss.pg_test,
-            data_seed=ss.pg_data_seed, hidden=(ss.pg_width,) * ss.pg_layers, activation=ss.pg_activation,
+            data_seed=ss.pg_data_seed, hidden=hidden, activation=ss.pg_activation,
             init_seed=0 if run.seed is None else run.seed, optimizer=ss.pg_optimizer, learning_rate=ss.pg_lr,
             batch_size=ss.pg_batch, l2=ss.pg_l2, l1=ss.pg_l1, device=run.device, dtype=run.dtype,
             features=ordered([name for name, key in FEATURE_KEYS.items() if ss[key]]))
@@ -286,6 +286,7 @@ if run is None:
         plot(network_figure(network_state(pg)), key="pg_network")
     else:
         st.info(f"The diagram is drawn for layers of at most {MAX_WIDTH} neurons.")
+    weight_editor(pg, new_history)
 if run is None and len(history) > 1:
     st.subheader("Gradient flow")
     st.caption("Each layer's gradient norm |dLoss/dW| at each step (log scale), and the share of each hidden "

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +34,8 @@ PRESET_PARAM = "preset"
 class Setting:
     """One setting of a lesson: ``key`` is the widget key, the query parameter and the preset field.
 
-    ``kind`` is int, float, bool or str. ``choices`` limits the values (strings, or numbers for a
+    ``kind`` is int, float, bool, str, or tuple: 1 to ``items`` whole numbers, each within ``lo``..``hi``,
+    written "4,2" (TF Playground's ``networkShape``). ``choices`` limits the values (strings, or numbers for a
     select_slider); ``lo``/``hi`` bound numbers; ``pattern`` limits free text."""
 
     key: str
@@ -44,6 +46,7 @@ class Setting:
     choices: tuple | None = None
     short: str = ""
     pattern: str | None = None  # free text: the whole value must match this (ASCII) regular expression
+    items: int = 0  # a tuple: at most this many numbers
 
     def parse(self, text: str) -> tuple[Any, str]:
         """``(value, "")`` or ``(None, why)``: why the text is not a value of this setting."""
@@ -60,6 +63,8 @@ class Setting:
             if self.pattern is not None and not re.fullmatch(self.pattern, text):
                 return None, "holds characters other than numbers and commas"
             return text, ""
+        if self.kind is tuple:
+            return self._parse_tuple(text)
         pattern = _INT if self.kind is int else _FLOAT
         if not pattern.fullmatch(text):
             return None, f"is not {'a whole number' if self.kind is int else 'a number'}"
@@ -72,13 +77,34 @@ class Setting:
             return None, f"is outside {self.lo:g} to {self.hi:g}"
         return value, ""
 
+    def _parse_tuple(self, text: str) -> tuple[Any, str]:
+        parts = text.split(",")
+        if not 1 <= len(parts) <= self.items or not all(_INT.fullmatch(p.strip(" ")) for p in parts):
+            return None, f"is not 1 to {self.items} whole numbers separated by commas"
+        value = tuple(int(p) for p in parts)
+        if any(not self.lo <= v <= self.hi for v in value):
+            return None, f"holds a number outside {self.lo:g} to {self.hi:g}"
+        return value, ""
+
     def format(self, value: Any) -> str:
         """The value as the URL holds it; ``parse(format(v)) == v`` for every valid value."""
         if self.kind is bool:
             return "1" if value else "0"
+        if self.kind is tuple:
+            return ",".join(str(v) for v in value)
         if self.kind is float:
             return repr(float(value))
         return str(value)
+
+
+@dataclass(frozen=True)
+class Legacy:
+    """Parameters of older links, checked as they were then and folded into the setting that replaced them,
+    so an old link still opens the lesson it was made for. ``fold(given, current)``: the old parameters'
+    values (those the link gives) and every setting's value so far -> the new settings' values."""
+
+    settings: tuple[Setting, ...]
+    fold: Callable[[dict, dict], dict]
 
 
 def echo(value: str) -> str:
@@ -90,11 +116,11 @@ def echo(value: str) -> str:
 
 
 def read_params(settings: list[Setting], params: dict[str, list[str]],
-                presets: dict[str, dict] | None = None) -> tuple[dict, list[str]]:
+                presets: dict[str, dict] | None = None, legacy: tuple[Legacy, ...] = ()) -> tuple[dict, list[str]]:
     """What a URL's parameters (each key: all its values) set, and a warning for each one that falls back.
 
     Pure: the page's machinery and the tests both call it. ``?preset=`` is applied first (by its name or
-    its slug), then each setting given explicitly."""
+    its slug), then the parameters of older links (``legacy``), then each setting given explicitly."""
     found, notes = {}, []
     by_key = {s.key: s for s in settings}
     values = params.get(PRESET_PARAM)
@@ -104,18 +130,28 @@ def read_params(settings: list[Setting], params: dict[str, list[str]],
             notes.append(f"preset {echo(values[-1])} in the link is not a preset of this lesson; it was ignored.")
         else:
             found.update(preset_values(settings, presets[name]))
+    for old in legacy:
+        given = {s.key: v for s in old.settings if (v := _param(s, params.get(s.key), notes)) is not None}
+        if given:
+            found.update(old.fold(given, {**{s.key: s.default for s in settings}, **found}))
     for key, values in params.items():
-        if key not in by_key or not values:
-            continue
-        value, why = by_key[key].parse(values[-1])
-        repeat = f" (the link gives {key} {len(values)} times; the last one counts)" if len(set(values)) > 1 else ""
-        if value is None:
-            notes.append(f"{key} {echo(values[-1])} in the link {why}; it was ignored{repeat}.")
-        else:
+        if key in by_key and (value := _param(by_key[key], values, notes)) is not None:
             found[key] = value
-            if repeat:
-                notes.append(f"The link gives {key} {len(values)} times; the last one counts.")
     return found, notes
+
+
+def _param(setting: Setting, values: list[str] | None, notes: list[str]) -> Any:
+    """The value of one parameter (its last), or None, with a note when it falls back or repeats."""
+    if not values:
+        return None
+    key = setting.key
+    value, why = setting.parse(values[-1])
+    repeat = f" (the link gives {key} {len(values)} times; the last one counts)" if len(set(values)) > 1 else ""
+    if value is None:
+        notes.append(f"{key} {echo(values[-1])} in the link {why}; it was ignored{repeat}.")
+    elif repeat:
+        notes.append(f"The link gives {key} {len(values)} times; the last one counts.")
+    return value
 
 
 def slug(name: str) -> str:
@@ -154,7 +190,8 @@ def _notes_key(lesson: str) -> str:
     return f"_links_notes_{lesson}"
 
 
-def bind(lesson: str, settings: list[Setting], presets: dict[str, dict] | None = None) -> None:
+def bind(lesson: str, settings: list[Setting], presets: dict[str, dict] | None = None,
+         legacy: tuple[Legacy, ...] = ()) -> None:
     """Read the URL once per session for this lesson, then keep the address bar in step with the widgets.
     Draws a warning for each parameter of the link that fell back."""
     from .state import init_state
@@ -164,7 +201,7 @@ def bind(lesson: str, settings: list[Setting], presets: dict[str, dict] | None =
     if f"_links_read_{lesson}" not in ss:
         ss[f"_links_read_{lesson}"] = True
         params = {k: st.query_params.get_all(k) for k in st.query_params}
-        found, notes = read_params(settings, params, presets)
+        found, notes = read_params(settings, params, presets, legacy)
         for key, value in found.items():
             ss[key] = value
         ss[_notes_key(lesson)] = notes
@@ -173,18 +210,22 @@ def bind(lesson: str, settings: list[Setting], presets: dict[str, dict] | None =
         st.warning(message)
     if notes:
         st.button("Dismiss", key=f"{lesson}_links_dismiss", type="tertiary", on_click=notes.clear)
-    write_url(settings)
+    write_url(settings, legacy)
 
 
 def current_values(settings: list[Setting]) -> dict:
     return {s.key: st.session_state[s.key] for s in settings if s.key in st.session_state}
 
 
-def write_url(settings: list[Setting]) -> None:
-    """The address bar holds every setting of the lesson, once each."""
+def write_url(settings: list[Setting], legacy: tuple[Legacy, ...] = ()) -> None:
+    """The address bar holds every setting of the lesson, once each (and no parameter of an older link:
+    the settings that replaced them are there)."""
     for key, text in to_params(settings, current_values(settings)).items():
         if st.query_params.get_all(key) != [text]:
             st.query_params[key] = text
+    for key in (s.key for old in legacy for s in old.settings):
+        if key in st.query_params:
+            del st.query_params[key]
     if PRESET_PARAM in st.query_params:  # the settings it chose are in the URL now
         del st.query_params[PRESET_PARAM]
 

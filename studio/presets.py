@@ -3,6 +3,10 @@
 A setting's key is its widget key, its query parameter and its preset field. A preset is one line: the
 settings it changes from the lesson's defaults (the tutorial's). ``tests/test_presets.py`` runs each preset
 and checks the outcome its name promises.
+
+One setting is drawn by several widgets: lesson 5's ``pg_hidden``, the width of each hidden layer, as TF
+Playground's ``networkShape`` ("4,2"), which its "Hidden layers" and per-layer widgets edit together
+(``pages/playground.py``). Links made before it held ``pg_layers`` and ``pg_width``; they still open (``LEGACY``).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, PlaygroundConfig
 from autodiff_core.playground_data import PLAYGROUND_DATASETS
 
 from . import links
-from .links import Setting
+from .links import Legacy, Setting
 from .live_view import SPEEDS
 
 _L, _T, _P = LogisticConfig(), TwoLayerConfig(), PlaygroundConfig()
@@ -25,6 +29,7 @@ L2_CHOICES = (0.0, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1)
 FEATURE_KEYS = {"X1": "pg_x1", "X2": "pg_x2", "X1²": "pg_x1sq", "X2²": "pg_x2sq", "X1X2": "pg_x1x2",
                 "sin X1": "pg_sinx1", "sin X2": "pg_sinx2"}
 assert list(FEATURE_KEYS) == list(FEATURES)
+MAX_NEURONS = 64  # neurons in a hidden layer of lesson 5 (the diagram draws up to diagram.MAX_WIDTH of them)
 NUMBERS = r"[0-9eE+\-.,; ]{0,200}"  # a list of numbers as a student types it; nothing a page could render
 
 SETTINGS: dict[str, list[Setting]] = {
@@ -71,8 +76,7 @@ SETTINGS: dict[str, list[Setting]] = {
         Setting("pg_test", float, _P.test_fraction, 0.1, 0.5, short="test"),
         Setting("pg_data_seed", int, _P.data_seed, 0, 2**31 - 1, short="data seed"),
         *(Setting(key, bool, name in DEFAULT_FEATURES, short=name) for name, key in FEATURE_KEYS.items()),
-        Setting("pg_layers", int, len(_P.hidden), 1, MAX_DEPTH, short="layers"),
-        Setting("pg_width", int, _P.hidden[0], 1, 64, short="width"),
+        Setting("pg_hidden", tuple, _P.hidden, 1, MAX_NEURONS, items=MAX_DEPTH, short="layers"),
         Setting("pg_activation", str, _P.activation, choices=_ACTS, short=""),
         Setting("pg_optimizer", str, _P.optimizer, choices=OPTIMIZERS, short=""),
         Setting("pg_lr", float, _P.learning_rate, 1e-5, 1e6, short="lr"),
@@ -115,22 +119,42 @@ PRESETS: dict[str, dict[str, dict]] = {
     "playground": {
         "XOR, as set up": {},
         "Dead ReLUs": {"pg_optimizer": "SGD + momentum", "pg_lr": 10.0},
-        "Spirals need depth": {"pg_dataset": "Spirals", "pg_noise": 0.0, "pg_layers": 3, "pg_width": 16},
+        "Spirals need depth": {"pg_dataset": "Spirals", "pg_noise": 0.0, "pg_hidden": (16, 16, 16)},
         "Spirals from sin features": {
-            "pg_dataset": "Spirals", "pg_noise": 0.0, "pg_n": 250, "pg_test": 0.5, "pg_layers": 2, "pg_width": 8,
+            "pg_dataset": "Spirals", "pg_noise": 0.0, "pg_n": 250, "pg_test": 0.5, "pg_hidden": (8, 8),
             "pg_activation": "Tanh", "pg_optimizer": "SGD (by hand)", "pg_lr": 0.03, "pg_batch": 10,
             "pg_sinx1": True, "pg_sinx2": True},
         "Vanishing gradients: sigmoid, 6 layers": {
-            "pg_dataset": "Circles", "pg_layers": 6, "pg_width": 8, "pg_activation": "Sigmoid",
+            "pg_dataset": "Circles", "pg_hidden": (8, 8, 8, 8, 8, 8), "pg_activation": "Sigmoid",
             "pg_optimizer": "SGD (by hand)", "pg_lr": 0.03, "pg_batch": 10},
+        "Circles, TF's 4-2 tanh": {
+            "pg_dataset": "Circles", "pg_noise": 0.0, "pg_n": 250, "pg_test": 0.5, "pg_hidden": (4, 2),
+            "pg_activation": "Tanh", "pg_optimizer": "SGD (by hand)", "pg_lr": 0.03, "pg_batch": 10},
+        "Linear activation: only a straight line": {
+            "pg_dataset": "Circles", "pg_hidden": (8, 8, 8), "pg_activation": "Linear"},
     },
+}
+
+
+
+
+def _hidden_from_old_link(given: dict, current: dict) -> dict:
+    """An older link's ``pg_layers`` (how many hidden layers) and ``pg_width`` (the neurons of each): every
+    layer as wide. A link that gives only one keeps the other from the preset it names, or the default."""
+    hidden = current["pg_hidden"]
+    return {"pg_hidden": (given.get("pg_width", hidden[0]),) * given.get("pg_layers", len(hidden))}
+
+
+LEGACY: dict[str, tuple[Legacy, ...]] = {
+    "playground": (Legacy((Setting("pg_layers", int, len(_P.hidden), 1, MAX_DEPTH),
+                           Setting("pg_width", int, _P.hidden[0], 1, MAX_NEURONS)), _hidden_from_old_link),),
 }
 
 
 def bind_lesson(lesson: str) -> None:
     """The one call a lesson page makes, after its ``init_state`` and before its widgets: the URL sets the
     widgets on first sight, and the address bar follows them."""
-    links.bind(lesson, SETTINGS[lesson], PRESETS[lesson])
+    links.bind(lesson, SETTINGS[lesson], PRESETS[lesson], LEGACY.get(lesson, ()))
 
 
 def preset_picker(lesson: str) -> None:
@@ -139,4 +163,4 @@ def preset_picker(lesson: str) -> None:
 
 def sync_url(lesson: str) -> None:
     """At the end of a page run: settings a button changed mid-run (Regenerate) reach the address bar."""
-    links.write_url(SETTINGS[lesson])
+    links.write_url(SETTINGS[lesson], LEGACY.get(lesson, ()))

@@ -127,7 +127,7 @@ def test_a_playground_link_gives_the_same_data_model_and_steps(server, browser):
     page.get_by_role("option", name="SGD + momentum", exact=True).click()
     wait_idle(page)
     numbers, link = three_steps(page), page.url
-    assert "pg_dataset=Two+moons" in link and "pg_data_seed=1" in link and "pg_layers=3" in link
+    assert "pg_dataset=Two+moons" in link and "pg_data_seed=1" in link and "pg_hidden=8%2C8%2C8" in link
     teacher.close()
     student = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = open_page(student, link)

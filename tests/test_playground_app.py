@@ -38,11 +38,11 @@ def test_step_play_pause_reset(app):
 
 def test_extremes_give_messages_not_tracebacks(app):
     at = app.switch_page("pages/playground.py").run()
-    at.number_input(key="pg_width").set_value(1).run()
+    at.number_input(key="pg_width_1").set_value(1).run()
     at.slider(key="pg_noise").set_value(0.0).run()
     infos = " ".join(i.value for i in at.info)
     assert "1 neuron" in infos and "Noise 0" in infos
-    at.number_input(key="pg_width").set_value(8).run()
+    at.number_input(key="pg_width_1").set_value(8).run()
     at.number_input(key="pg_lr").set_value(1e6).run()
     for _ in range(3):
         at.button(key="pg_step").click().run()

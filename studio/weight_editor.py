@@ -1,0 +1,86 @@
+"""Lesson 5: set a weight by hand, as TF Playground lets you click a link of its diagram and type a value.
+
+Under the diagram, while no run is going: pick a link (which layers, from which neuron or the bias, to which
+neuron) and type its value. The model changes at once (``Playground.set_weight``), the state it is now in
+replaces the history's state at this step, and the surface and the diagram are drawn again; Play and Step
+continue from the edited weights. The value box always shows the link's weight as it is now, so its +/-
+nudge the weight and the boundary moves with it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import streamlit as st
+
+from autodiff_core.playground import Playground
+
+from .live_view import current_run
+
+LAYER, SOURCE, TARGET, VALUE = "pg_edit_layer", "pg_edit_from", "pg_edit_to", "pg_edit_value"
+BIAS = -1  # the "From" choice that means the target neuron's bias
+LIMIT = 1000.0  # the largest weight one can type (the engine takes up to 1e6)
+
+
+def column_name(pg: Playground, column: int) -> str:
+    """Column 0 is the inputs, then each hidden layer, then the output (as the diagram titles them)."""
+    last = len(pg.model.layers)
+    return "inputs" if column == 0 else "output" if column == last else f"layer {column}"
+
+
+def neuron_name(pg: Playground, column: int, i: int) -> str:
+    if column == 0:
+        return pg.config.features[i]
+    return "output" if column == len(pg.model.layers) else f"neuron {i + 1}"
+
+
+def current_value(pg: Playground, layer: int, target: int, source: int) -> float:
+    """The parameter now: the weight from ``source`` to ``target`` of ``layer``, or ``target``'s bias."""
+    linear = pg.model.layers[layer]
+    value = (linear.bias[target] if source == BIAS else linear.weight[target, source]).item()
+    return min(max(value, -LIMIT), LIMIT) if math.isfinite(value) else 0.0  # what the box can show
+
+
+def _keep_in_range(key: str, options: list[int]) -> None:
+    """A choice made for another network shape falls back to the first."""
+    if st.session_state.get(key) not in options:
+        st.session_state[key] = options[0]
+
+
+def weight_editor(pg: Playground, new_history: Callable[[list, list], None], *, disabled: bool = False) -> None:
+    """The editor's one row; ``new_history(snaps, curve)`` is the page's, which redraws the chart afresh."""
+    ss = st.session_state
+    layers = list(range(len(pg.model.layers)))
+    _keep_in_range(LAYER, layers)
+    weight = pg.model.layers[ss[LAYER]].weight  # (out, in)
+    _keep_in_range(SOURCE, [*range(weight.shape[1]), BIAS])
+    _keep_in_range(TARGET, list(range(weight.shape[0])))
+    layer = ss[LAYER]
+    ss[VALUE] = current_value(pg, layer, ss[TARGET], ss[SOURCE])
+    st.caption("Set a weight by hand: pick a link and type its value (or nudge it with −/+). The surface and the "
+               "diagram follow; Play and Step continue from it, and Reset brings back the initial weights.")
+    with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
+        st.selectbox("Link", layers, key=LAYER, disabled=disabled, width=200,
+                     format_func=lambda c: f"{column_name(pg, c)} → {column_name(pg, c + 1)}")
+        st.selectbox("From", [*range(weight.shape[1]), BIAS], key=SOURCE, disabled=disabled, width=140,
+                     format_func=lambda i: "bias" if i == BIAS else neuron_name(pg, layer, i),
+                     help="A neuron of the left column, or the bias of the neuron it goes to.")
+        st.selectbox("To", list(range(weight.shape[0])), key=TARGET, disabled=disabled, width=140,
+                     format_func=lambda j: neuron_name(pg, layer + 1, j))
+        st.number_input("Bias" if ss[SOURCE] == BIAS else "Weight", -LIMIT, LIMIT, step=0.1, format="%.3f",
+                        key=VALUE, disabled=disabled, width=160, on_change=_edit, args=(new_history,),
+                        help="Type a value and press Enter: the model takes it at once.")
+
+
+def _edit(new_history: Callable[[list, list], None]) -> None:
+    """Set the parameter, then make the model's new state the history's state at this step."""
+    ss = st.session_state
+    pg, run = ss.get("pg_model"), current_run("playground")
+    if pg is None or ss.get(VALUE) is None or (run is not None and run.running):
+        return
+    pg.set_weight(ss[LAYER], ss[TARGET], None if ss[SOURCE] == BIAS else ss[SOURCE], float(ss[VALUE]))
+    snap = pg.snapshot()
+    history = [s for s in ss["pg_history"] if s.step < snap.step] + [snap]
+    curve = [s for s in ss["pg_curve"] if s.step < snap.step] + [snap.light()]
+    new_history(history, curve)
