@@ -92,7 +92,7 @@ def draw(run: LiveRun | None) -> None:
                    else status_text(run, "iteration", shown.max_iterations))
         quiet_interrupted_animations()
         plot(classroom.add_ghosts(logistic_replay_figure(snaps, x, y, shown.max_iterations), "logistic", run),
-             key="logistic_replay")
+             key="logistic_replay", fit=True)
         if last.message and not last.diverged:  # stuck, or ended on a saturated sigmoid
             st.warning(last.message)
         if not shown.zero_grad:

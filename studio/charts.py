@@ -5,25 +5,22 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from autodiff_core.theme import present_layout, recolor
+from autodiff_core.theme import recolor
 
 # The camera button saves the chart at the projector's size, whatever the window's.
 PLOT_CONFIG = {"displaylogo": False, "responsive": True,
                "toImageButtonOptions": {"format": "png", "width": 1280, "height": 720, "scale": 1}}
 
 
-def plot(fig, *, key: str) -> None:
+def plot(fig, *, key: str, fit: bool = False) -> None:
     """``st.plotly_chart`` with ``theme=None``: Streamlit's theme would shrink fonts to 12 px grey. The
-    colour-blind-safe palette always; the presenter scale in the presenter view."""
-    from .presenter import presenting
+    colour-blind-safe palette always; the presenter scale in the presenter view, where ``fit`` also fits a
+    replay that is the lesson's main chart under its controls, Play and slider included."""
+    from .presenter import present_spec, presenting
 
     spec = recolor(fig.to_plotly_json())
     if presenting():
-        spec["layout"] = present_layout(spec.get("layout", {}))
-        for frame in spec.get("frames") or []:
-            title = (frame.get("layout") or {}).get("title")
-            if isinstance(title, dict):
-                title["font"] = {**title.get("font", {}), "size": 22}
+        spec = present_spec(spec, fit=fit)
     st.plotly_chart(_Checked(spec), theme=None, key=key, width="stretch", config={**PLOT_CONFIG,
                                                                         "toImageButtonOptions": {
                                                                             **PLOT_CONFIG["toImageButtonOptions"],

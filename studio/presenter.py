@@ -12,12 +12,16 @@ from collections.abc import Callable, Iterator
 
 import streamlit as st
 
-from autodiff_core.theme import present_layout, recolor
+from autodiff_core.theme import PRESENT_TITLE, present_layout, recolor
 
 from .links import Setting
 
 KEY = "present"
 PLOT_HEIGHT = 430  # a live chart that starts under the title and the controls still ends above 720 px
+# A finished run's replay, caption to slider, in the room under a lesson's title, controls and status line
+# (lesson 3's chart starts about 275 px down a 720 px screen): margins above for the caption and the legend,
+# below for the x-axis and one row of Play and the slider.
+REPLAY_HEIGHT, REPLAY_TOP, REPLAY_BOTTOM, REPLAY_AXIS = 440, 68, 118, 62
 SETTING = Setting(KEY, bool, False)
 _CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 2.25rem !important; padding-bottom: 1rem !important;
@@ -86,13 +90,40 @@ def dot_options() -> dict:
     return {"fontsize": 14} if presenting() else {}
 
 
-def figure(fig):
-    """A finished figure as the view wants it: the palette always, the presenter scale when presenting."""
-    from autodiff_core.theme import present_figure
+def present_spec(spec: dict, *, fit: bool = False) -> dict:
+    """A finished figure's spec (``fig.to_plotly_json()``) at the presenter scale, in place. With ``fit``, a
+    replay whose plots sit side by side (lesson 3's, right under its controls) is also fitted in the rest of
+    a 1280x720 screen, Play and slider included: there the teacher presses Play."""
+    layout = spec["layout"] = present_layout(spec.get("layout", {}))
+    frames = spec.get("frames") or []
+    for frame in frames:
+        title = (frame.get("layout") or {}).get("title")
+        if isinstance(title, dict):
+            title["font"] = {**title.get("font", {}), "size": PRESENT_TITLE}
+    if fit and layout.get("sliders") and ((layout.get("xaxis2") or {}).get("domain") or [0])[0] > 0.5:
+        _fit_replay(layout, frames)
+    return spec
 
-    if presenting():
-        fig = present_figure(fig)
-    return fig
+
+def _one_line(title) -> None:
+    """A replay's caption, three short lines for a phone, on one line: the projector is wide, not tall."""
+    if isinstance(title, dict) and isinstance(title.get("text"), str):
+        title["text"] = title["text"].replace("<br>", "   ·   ")
+
+
+def _fit_replay(layout: dict, frames: list) -> None:
+    row = -REPLAY_AXIS / (REPLAY_HEIGHT - REPLAY_TOP - REPLAY_BOTTOM)  # under the x-axis ticks and title
+    layout.update(height=REPLAY_HEIGHT, margin={**layout.get("margin", {}), "t": REPLAY_TOP, "b": REPLAY_BOTTOM})
+    title = layout["title"]
+    title.update(y=1, yref="container", yanchor="top", pad={"t": 4})
+    _one_line(title)
+    for frame in frames:
+        _one_line((frame.get("layout") or {}).get("title"))
+    for menu in layout.get("updatemenus") or []:
+        menu.update(x=0, y=row, xanchor="left", yanchor="top")
+    for slider in layout.get("sliders") or []:  # beside Play; the caption above already names the iteration
+        slider.update(x=0.2, len=0.8, y=row, yanchor="top", pad={"t": 0, "b": 0},
+                      currentvalue={**slider.get("currentvalue", {}), "visible": False})
 
 
 def payload(build: Callable, *, extra: Callable[[dict], None] | None = None) -> Callable:
