@@ -22,6 +22,8 @@ from typing import Any
 
 import streamlit as st
 
+from .labels import label
+
 ECHO = 40  # characters of a URL value that a message shows back
 MAX_TEXT = 200  # longest free-text value a link may set (longer ones fall back)
 _INT = re.compile(r"[+-]?[0-9]{1,12}")  # ASCII digits only: '²' and '٣' are not numbers here
@@ -144,13 +146,15 @@ def _param(setting: Setting, values: list[str] | None, notes: list[str]) -> Any:
     """The value of one parameter (its last), or None, with a note when it falls back or repeats."""
     if not values:
         return None
-    key = setting.key
+    key, name = setting.key, label(setting.key)  # the label a teacher sees, then the parameter to mend
     value, why = setting.parse(values[-1])
     repeat = f" (the link gives {key} {len(values)} times; the last one counts)" if len(set(values)) > 1 else ""
     if value is None:
-        notes.append(f"{key} {echo(values[-1])} in the link {why}; it was ignored{repeat}.")
+        notes.append(f"{'' if name == key else name + ': '}{key} {echo(values[-1])} in the link {why}; "
+                     f"it was ignored{repeat}.")
     elif repeat:
-        notes.append(f"The link gives {key} {len(values)} times; the last one counts.")
+        notes.append(f"The link gives {key if name == key else f'{name} ({key})'} {len(values)} times; "
+                     "the last one counts.")
     return value
 
 

@@ -44,7 +44,7 @@ def test_a_bad_parameter_falls_back_with_a_warning_that_names_it_and_shows_text_
     found, notes = read_params([LR, N], {"lr_lr": [evil], "lr_n": ["30"]})
     assert found == {"lr_n": 30}
     [note] = notes
-    assert note.startswith("lr_lr `") and "](" in note  # the text is inside a code span, not a link
+    assert note.startswith("Learning rate: lr_lr `") and "](" in note  # the text is inside a code span, not a link
     shown = note.split("`")[1]
     assert len(shown) <= ECHO + 1 and shown.endswith("…")
 
