@@ -64,7 +64,7 @@ def playground_ui() -> tuple[PlaygroundConfig | None, str]:
     c[1].selectbox("Optimizer", OPTIMIZERS, key="pg_optimizer")
     c[2].number_input("Learning rate", 1e-5, 1e6, format="%.4g", step=0.01, key="pg_lr")
     c[3].number_input("Batch size", 1, 1000, key="pg_batch")
-    c = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
+    c = st.columns([3, 3, 2.2, 2.6], vertical_alignment="bottom")  # room for "Discretize output"
     c[0].select_slider("L2 (weight decay)", L2_CHOICES, key="pg_l2")
     c[1].select_slider("L1", L2_CHOICES, key="pg_l1",
                        help="Pulls every weight towards 0 by the same amount: many end at exactly 0.")

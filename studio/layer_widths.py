@@ -26,12 +26,13 @@ def layer_widths(max_depth: int, max_width: int) -> tuple[int, ...]:
     ss[DEPTH_KEY] = len(hidden)
     for layer, width in enumerate(hidden, 1):
         ss[width_key(layer)] = width
+    # widths in px: Streamlit hides a number input's -/+ when it is under 120 px wide
     with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
         st.number_input("Hidden layers", 1, max_depth, key=DEPTH_KEY, on_change=_depth_changed, width=136,
                         help=f"1 to {max_depth}. A new layer starts as wide as the one before it.")
         for layer in range(1, len(hidden) + 1):
             st.number_input(f"Layer {layer}", 1, max_width, key=width_key(layer), on_change=_width_changed,
-                            args=(layer,), width=112, help=f"Neurons in hidden layer {layer} (1 to {max_width}).")
+                            args=(layer,), width=128, help=f"Neurons in hidden layer {layer} (1 to {max_width}).")
     return ss[KEY]
 
 
