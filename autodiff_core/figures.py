@@ -9,6 +9,8 @@ Two kinds of output:
 from __future__ import annotations
 
 import base64
+import functools
+import json
 import math
 from collections.abc import Sequence
 
@@ -21,7 +23,6 @@ from .two_layer import TwoLayerSnapshot
 LOSS_COLOR, ACCURACY_COLOR = "#ff7f0e", "#9467bd"
 WINDOW = 60  # recent states sent to the browser on each update
 MAX_FRAMES = 400  # replay animations are thinned to about this many frames (every iteration of a short run)
-REPLAY_CURVE = 150  # points of each curve in a replay frame: 400 frames stay near 1 MB
 
 
 def _finite(*values: float) -> bool:
@@ -203,34 +204,47 @@ def logistic_replay_figure(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: 
                            max_iterations: int):
     """The finished run as an animation: Play/Pause and a slider, played by the browser alone.
 
-    Every frame carries its own title, so the caption follows the slider and Play. The iteration axis
-    ends where the run ended (``max_iterations`` only when nothing was recorded)."""
+    The loss and accuracy curves show the whole run, and a dot on each marks the frame's iteration. Every
+    frame carries its own title, so the caption follows the slider and Play. The iteration axis ends
+    where the run ended (``max_iterations`` only when nothing was recorded)."""
     import plotly.graph_objects as go
 
+    return go.Figure(logistic_replay_spec(snaps, x, y, max_iterations))
+
+
+class FigureSpec(dict):
+    """A figure's JSON, made as plotly's validators would leave it (its builder's tests check that they change
+    nothing). Whatever draws a figure through ``to_plotly_json()`` (``studio.charts.plot``) draws it as it is."""
+
+    def to_plotly_json(self) -> dict:
+        return self
+
+
+def logistic_replay_spec(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: np.ndarray,
+                         max_iterations: int) -> FigureSpec:
+    """``logistic_replay_figure`` as plotly JSON, as plotly's validators leave it (tests check that they
+    change nothing). Lesson 3's page draws this: validating 381 frames and a slider of 381 steps cost
+    0.1-0.3 s of the server's one GIL per finished run, thirty times over when a class ends together."""
     good = [s for s in snaps if not s.diverged]
     last = good[-1].iteration if good else max_iterations - 1
     layout = _logistic_layout(x, last, max((s.loss for s in good), default=1.0), top=210, bottom=200)
     xr = _boundary_span(layout["xaxis"]["range"])
-    iterations = np.array([t.iteration for t in good], np.int32)
-    losses = np.array([t.loss for t in good], np.float32)
-    accuracies = np.array([t.accuracy for t in good], np.float32)
-    frames = []
-    for s in thin(good):
-        # The curves so far, at most REPLAY_CURVE points a frame: with every iteration drawn, 200 frames
-        # of up to 4,000 points took 31 s to build and 15 MB to send, and the chart area stayed blank.
-        # Frames are plain dicts with their arrays already in plotly.js's binary form: 30 runs ending at
-        # once each built this figure while other runs were still going (0.5 s a figure, now 0.08 s).
-        upto = _prefix(int(np.searchsorted(iterations, s.iteration, side="right")), REPLAY_CURVE)
-        steps = _typed(iterations[upto])
-        frames.append({"name": str(s.iteration), "traces": [2, 3, 4], "data": [
-            {"type": "scatter", **boundary_line(s, xr)},
-            {"type": "scatter", "x": steps, "y": _typed(losses[upto])},
-            {"type": "scatter", "x": steps, "y": _typed(accuracies[upto])},
-        ], "layout": {"title": {"text": replay_caption(s)}}})
+    # A frame changes only the boundary and the two dots (REPLAY_TRACES), a few numbers each: when every
+    # frame redrew the curves so far, 381 frames came to 1.3 MB, and building and checking them cost the
+    # server 0.1-0.3 s per finished run; thirty runs ending together made the last live feeds wait seconds.
+    frames = [{"name": str(s.iteration), "traces": list(REPLAY_TRACES), "data": _replay_frame_data(s, xr),
+               "layout": {"title": {"text": replay_caption(s)}}} for s in thin(good)]
     base = _logistic_base(x, y)
+    base[3].update(x=_typed(np.array([t.iteration for t in good], np.int32)),
+                   y=_typed(np.array([t.loss for t in good], np.float32)))
+    base[4].update(x=base[3]["x"], y=_typed(np.array([t.accuracy for t in good], np.float32)))
+    base += [{"type": "scatter", "mode": "markers", "name": name, "xaxis": "x2", "yaxis": axis, "showlegend": False,
+              "x": [], "y": [], "hoverinfo": "name+x+y", "marker": {"color": color, "size": 13,
+                                                                      "line": {"color": "white", "width": 2}}}
+             for name, axis, color in (("loss now", "y2", LOSS_COLOR), ("accuracy now", "y3", ACCURACY_COLOR))]
     if frames:  # start on the final state; Play runs from the beginning
-        for trace, update in zip(base[2:], frames[-1]["data"], strict=True):
-            trace.update(x=update["x"], y=update["y"])
+        for i, update in zip(REPLAY_TRACES, frames[-1]["data"], strict=True):
+            base[i].update(x=update["x"], y=update["y"])
     # The house look (theme.style) and the replay's own layout, in the one layout the figure is made with:
     # each update_layout on a figure of 400 frames took 10-30 ms more.
     layout.update(height=REPLAY_HEIGHT, legend={**layout["legend"], **base_layout()["legend"]},
@@ -239,15 +253,37 @@ def logistic_replay_figure(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: 
                          "pad": {"t": 52}},  # below the modebar
                   updatemenus=[_play_pause(redraw=True, x=0, y=-0.16, duration=play_duration(len(frames)))],
                   sliders=[_slider([f["name"] for f in frames], x=0, length=1, y=-0.23, redraw=True)])
-    return go.Figure(data=base, layout=layout, frames=frames)
+    layout["template"] = _template(layout["template"])  # plotly.js knows no template by name
+    if not frames:
+        del layout["sliders"][0]["steps"]  # as plotly's validators drop an empty list
+    return FigureSpec(data=base, layout=layout, **({"frames": frames} if frames else {}))
 
 
-def _prefix(n: int, limit: int) -> np.ndarray:
-    """Indices of ``thin(range(n), limit)``: all when ``n <= limit``, else ``limit`` evenly spread (distinct,
-    as their spacing is at least 1), the first and the last among them."""
-    if n <= limit:
-        return np.arange(n)
-    return np.linspace(0, n - 1, limit).round().astype(np.intp)
+@functools.cache
+def _template_json(name: str) -> str:
+    import plotly.io as pio
+
+    return json.dumps(pio.templates[name].to_plotly_json())
+
+
+def _template(name: str) -> dict:
+    """Plotly's template ``name`` in full, as a figure's validators expand it; a fresh copy each time."""
+    return json.loads(_template_json(name))
+
+
+REPLAY_TRACES = (2, 5, 6)  # what a replay frame changes: the boundary, the dot on the loss, the dot on the accuracy
+
+
+def _replay_frame_data(s: LogisticSnapshot, x_range: list[float]) -> list[dict]:
+    line = boundary_line(s, x_range)
+    return [{"type": "scatter", "x": [_short(v) for v in line["x"]], "y": [_short(v) for v in line["y"]]},
+            {"type": "scatter", "x": [s.iteration], "y": [_short(s.loss)]},
+            {"type": "scatter", "x": [s.iteration], "y": [_short(s.accuracy)]}]
+
+
+def _short(v: float) -> float:
+    """Six significant digits: a pixel's worth on any screen, and a third of the JSON of a full double."""
+    return float(f"{v:.6g}")
 
 
 _TYPED = {"int32": "i4", "float32": "f4", "float64": "f8"}

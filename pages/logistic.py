@@ -6,7 +6,7 @@ from dataclasses import replace
 import streamlit as st
 
 from autodiff_core import LogisticConfig, train_logistic
-from autodiff_core.figures import logistic_live_payload, logistic_replay_figure
+from autodiff_core.figures import logistic_live_payload, logistic_replay_spec
 from autodiff_core.logistic import logistic_data
 from studio import classroom, presenter
 from studio.animation import quiet_interrupted_animations
@@ -91,7 +91,7 @@ def draw(run: LiveRun | None) -> None:
         st.caption(f"Stuck at iteration {last.iteration:,}." if last.stuck
                    else status_text(run, "iteration", shown.max_iterations))
         quiet_interrupted_animations()
-        plot(classroom.add_ghosts(logistic_replay_figure(snaps, x, y, shown.max_iterations), "logistic", run),
+        plot(classroom.add_ghosts_to_spec(logistic_replay_spec(snaps, x, y, shown.max_iterations), "logistic", run),
              key="logistic_replay", fit=True)
         if last.message and not last.diverged:  # stuck, or ended on a saturated sigmoid
             st.warning(last.message)

@@ -88,6 +88,20 @@ def add_ghosts(fig, lesson: str, run: LiveRun | None):
     return fig.update_layout(showlegend=True) if fig.layout.showlegend is False else fig
 
 
+def add_ghosts_to_spec(spec: dict, lesson: str, run: LiveRun | None) -> dict:
+    """``add_ghosts`` for a figure's JSON (``autodiff_core.figures.FigureSpec``), in place."""
+    traces = _traces(lesson, run)
+    spec["data"] = list(spec["data"]) + [dict(t) for t in traces]
+    layout = spec["layout"]
+    named = sum(1 for t in traces if t.get("showlegend", True))
+    top = (layout.get("margin") or {}).get("t")
+    if named and (layout.get("legend") or {}).get("yanchor") == "bottom" and top is not None:
+        layout["margin"] = {**layout["margin"], "t": top + 26 * named}  # as add_ghosts: a row per ghost
+    if traces and layout.get("showlegend") is False:
+        layout["showlegend"] = True
+    return spec
+
+
 def _traces(lesson: str, run: LiveRun | None, reference=None) -> list[dict]:
     found = ghosts(lesson, run, reference)
     if not found:
