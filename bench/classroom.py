@@ -1,6 +1,7 @@
 """A class of N students on one server, without a browser: each student is a websocket session that
 speaks Streamlit's own protocol (BackMsg / ForwardMsg protobufs on ``/_stcore/stream``) and polls the
 live feed the way the live chart does (studio/live_chart.js), against a real ``streamlit run app.py``.
+The student is tests/ws_client.py's (the proxy test's), with what this benchmark measures added.
 
 Prints, for each N: lesson pages ready p50/p95 (all N open at once), Train → finished p50/p95 against
 N = 1 (logistic at its default pace; the two-layer net at full speed, also against the same runs one
@@ -16,202 +17,61 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gzip
-import json
 import os
 import re
 import sys
 import time
-import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import websockets
-from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests import ws_client  # noqa: E402
 from tests.browser import streamlit_server  # noqa: E402
 
-FEED_MS = 100  # as live_chart.js: the pause between one feed response and the next request
-RUNNING = ("queued", "starting", "running")
+RUNNING = ws_client.RUNNING
+WIRE: list[int] = []  # bytes of every feed response as sent (compressed where the server compressed)
 
 
 @dataclass
-class Student:
-    """One browser tab: a websocket session, the elements its page drew, and its live chart's feed."""
+class Student(ws_client.Student):
+    """One browser tab (tests/ws_client.py), and what the benchmark measures of it."""
 
-    base: str  # http://host:port
-    page: str = ""
-    ws: object = None
-    widgets: dict = field(default_factory=dict)  # label -> (widget id, element kind)
-    component: dict | None = None  # the live chart's latest data from a script run
-    component_id: str = ""
-    finished: asyncio.Event = field(default_factory=asyncio.Event)
-    errors: list = field(default_factory=list)
-    exceptions: int = 0
-    reader: asyncio.Task | None = None
-    script_runs: int = 0
-    seq: int = -1  # the newest state this student's chart holds
-    layout_id: str = ""
     polls: int = 0
     progress: int = 0  # feed responses, while the run went, that brought new states
     feed_bytes: list = field(default_factory=list)
     poll_seconds: list = field(default_factory=list)  # request to response, each poll
+    poll_at: list = field(default_factory=list)  # when each poll was answered (monotonic)
+    server_ms: list = field(default_factory=list)  # the feed's own time on each (its Server-Timing header)
     final: str = ""  # the status the feed gave when the run ended
     final_text: str = ""  # and its status line ("Finished at iteration 379 in 7.6 s.")
     train_rerun: float = float("nan")  # seconds from the Train click to its script run's end
+    view_seconds: float = float("nan")  # from the Train click until the finished view was drawn
 
-    async def connect(self) -> None:
-        url = self.base.replace("http", "ws", 1) + "/_stcore/stream"
-        self.ws = await websockets.connect(url, subprotocols=["streamlit"], max_size=None, open_timeout=120,
-                                           ping_interval=None)
-        self.reader = asyncio.create_task(self._read())
+    def _noted(self, response: ws_client.Response, seconds: float) -> None:
+        self.polls += 1
+        self.poll_seconds.append(seconds)
+        self.poll_at.append(time.monotonic())
+        self.feed_bytes.append(len(response.body))
+        WIRE.append(response.wire)
+        timing = re.search(r"dur=([0-9.]+)", response.header("server-timing") or "")
+        self.server_ms.append(float(timing.group(1)) if timing else float("nan"))
+        if response.status == 200:
+            data = response.json()
+            self.final, self.final_text = data.get("status", ""), data.get("status_text", "")
 
-    async def close(self) -> None:
-        if self.reader:
-            self.reader.cancel()
-        if self.ws is not None:
-            await self.ws.close()
-
-    async def _read(self) -> None:
-        try:
-            async for raw in self.ws:
-                msg = ForwardMsg()
-                msg.ParseFromString(raw)
-                kind = msg.WhichOneof("type")
-                if kind == "delta":
-                    self._element(msg.delta)
-                elif kind == "script_finished" and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                    self.script_runs += 1
-                    self.finished.set()
-        except websockets.ConnectionClosed:
-            pass
-        except Exception as exc:  # counted, never fatal to the other students
-            self.errors.append(f"websocket: {exc!r}")
-
-    def _element(self, delta) -> None:
-        if delta.WhichOneof("type") != "new_element":
-            return
-        el = delta.new_element
-        kind = el.WhichOneof("type")
-        if kind == "exception":
-            self.exceptions += 1
-            self.errors.append(f"exception element: {el.exception.message[:200]}")
-        elif kind in ("button", "slider", "number_input", "selectbox"):
-            proto = getattr(el, kind)
-            self.widgets[proto.label] = (proto.id, kind)
-        elif kind == "bidi_component" and el.bidi_component.json:
-            data = json.loads(el.bidi_component.json)
-            if isinstance(data, dict) and "run" in data:  # the live chart (a page may have other components)
-                self.component_id, self.component = el.bidi_component.id, data
-
-    async def rerun(self, widgets=()) -> None:
-        """Ask for a script run, as the browser does after a click; returns once it finished."""
-        msg = BackMsg()
-        state = msg.rerun_script
-        state.query_string = ""
-        state.page_name = self.page
-        for add in widgets:
-            add(state.widget_states.widgets.add())
-        self.finished.clear()
-        await self.ws.send(msg.SerializeToString())
-        await asyncio.wait_for(self.finished.wait(), 600)
-
-    async def open(self, page: str) -> None:
-        self.page, self.component = page, None
-        self.widgets.clear()
-        await self.rerun()
-
-    async def click(self, label: str) -> None:
-        wid, _ = self.widgets[label]
-
-        def add(w):
-            w.id, w.trigger_value = wid, True
-        await self.rerun([add])
-
-    async def set_speed(self, value: str) -> None:
-        [wid] = [w for label, (w, kind) in self.widgets.items() if kind == "slider" and label.startswith("Speed")]
-
-        def add(w):
-            w.id = wid
-            w.string_array_value.data.append(value)
-        await self.rerun([add])
-
-    async def follow(self) -> float | None:
+    async def follow_run(self) -> float | None:
         """Poll the live feed as the chart does until the run ended; the time it ended (monotonic)."""
-        data = self.component or {}
-        feed = data.get("feed")
-        if not feed:
+        data = self.chart or {}
+        if not data.get("feed"):
             if data.get("status") in RUNNING:
                 self.errors.append("the page shows a running run but no feed address")
             return time.monotonic() if data.get("status") not in RUNNING else None
-        states = data.get("states") or []
-        self.seq = max((s["seq"] for s in states), default=-1)
-        self.layout_id = data.get("layout_id", "")
-        host, port = urllib.parse.urlsplit(self.base).netloc.split(":")
-        while True:
-            query = urllib.parse.urlencode({"after": self.seq, "layout": self.layout_id})
-            try:
-                t_poll = time.monotonic()
-                status, body = await http_get(host, int(port), f"{feed}?{query}")
-                self.poll_seconds.append(time.monotonic() - t_poll)
-            except OSError as exc:
-                self.errors.append(f"feed: {exc!r}")
-                await asyncio.sleep(1)
-                continue
-            self.polls += 1
-            self.feed_bytes.append(len(body))
-            if status != 200:
-                self.errors.append(f"feed answered {status}")
-                return None
-            data = json.loads(body)
-            new = data.get("states") or []
-            if new:
-                self.seq = max(self.seq, max(s["seq"] for s in new))
-            self.layout_id = data.get("layout_id", self.layout_id)
-            if data.get("status") not in RUNNING:
-                self.final, self.final_text = data.get("status", ""), data.get("status_text", "")
-                return time.monotonic()
-            if new:
-                self.progress += 1
-            await asyncio.sleep(FEED_MS / 1000)
-
-
-async def http_get(host: str, port: int, path: str) -> tuple[int, bytes]:
-    """A minimal HTTP/1.1 GET that accepts gzip, as a browser does; returns (status, decoded body)."""
-    reader, writer = await asyncio.open_connection(host, port)
-    try:
-        writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept-Encoding: gzip\r\n"
-                     "Connection: close\r\n\r\n".encode())
-        await writer.drain()
-        raw = await reader.read()
-    finally:
-        writer.close()
-    head, _, body = raw.partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
-    if headers.get("transfer-encoding") == "chunked":
-        body = _unchunk(body)
-    wire = len(body)
-    if headers.get("content-encoding") == "gzip":
-        body = gzip.decompress(body)
-    WIRE.append(wire)
-    return int(lines[0].split()[1]), body
-
-
-WIRE: list[int] = []  # bytes of every feed response as sent (compressed where the server compressed)
-
-
-def _unchunk(body: bytes) -> bytes:
-    out = b""
-    while body:
-        size, _, rest = body.partition(b"\r\n")
-        n = int(size, 16)
-        if n == 0:
-            break
-        out, body = out + rest[:n], rest[n + 2:]
-    return out
+        try:
+            _, self.progress = await self.follow(on_response=self._noted)
+        except (ws_client.FeedError, OSError) as exc:
+            self.errors.append(str(exc))
+            return None
+        return time.monotonic()
 
 
 class Server:
@@ -256,8 +116,7 @@ async def class_opens(base: str, n: int, page: str) -> tuple[list[Student], list
 
     async def one(s: Student) -> float:
         t0 = time.monotonic()
-        await s.connect()
-        await s.open(page)
+        await s.open(page)  # the page's HTML, then the websocket and the first script run
         return time.monotonic() - t0
     ready = await asyncio.gather(*(one(s) for s in students))
     return students, list(ready)
@@ -272,11 +131,12 @@ async def train_all(students: list[Student]) -> tuple[list[float], float]:
         t0 = time.monotonic()
         await s.click("Train")
         s.train_rerun = time.monotonic() - t0
-        end = await s.follow()
+        end = await s.follow_run()
         if end is None:
             return float("nan")
         with contextlib.suppress(Exception):  # the rerun the chart asks for when the run ended
             await s.rerun()
+            s.view_seconds = time.monotonic() - t0
         return end - t0
     times = await asyncio.gather(*(one(s) for s in students))
     return list(times), time.monotonic() - start
@@ -308,6 +168,56 @@ def _good(values: list[float]) -> list[float]:
     return [v for v in values if v == v]
 
 
+class Lag:
+    """While a class trains: how late the server answers a trivial request (``/_stcore/health``, answered
+    on its event loop: the lag of that loop, or of the GIL it waits for), and how late this client's own
+    event loop wakes (its lag would delay what it measures)."""
+
+    EVERY = 0.1
+
+    def __init__(self, base: str) -> None:
+        self.base, self.server, self.client = base, [], []  # (when, seconds)
+        self.task: asyncio.Task | None = None
+
+    async def _probe(self) -> None:
+        while True:
+            t0 = time.monotonic()
+            await asyncio.sleep(self.EVERY)
+            t1 = time.monotonic()
+            self.client.append((t1, t1 - t0 - self.EVERY))
+            with contextlib.suppress(OSError):
+                await ws_client.http_get(self.base, "/_stcore/health")
+                self.server.append((t1, time.monotonic() - t1))
+
+    def __enter__(self) -> Lag:
+        self.task = asyncio.get_running_loop().create_task(self._probe())
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.task.cancel()
+
+    def summary(self, since: float = 0.0) -> str:
+        parts = []
+        for name, values in (("server", self.server), ("this client", self.client)):
+            v = [x for t, x in values if t >= since]
+            parts.append(f"{name} p50 {pct(v, 0.5) * 1e3:.0f} ms, p95 {pct(v, 0.95) * 1e3:.0f} ms, "
+                         f"max {max(v, default=float('nan')) * 1e3:.0f} ms")
+        return "; ".join(parts)
+
+
+def slow_polls(students: list[Student], ended: float, over: float = 1.0) -> str:
+    """The feed answers that took over ``over`` s: how many, how many came after the first run ended,
+    and how much of each the feed itself spent (the rest waited for a thread, the GIL or the network)."""
+    slow = [(t, w, ms) for st in students
+            for t, w, ms in zip(st.poll_at, st.poll_seconds, st.server_ms, strict=True) if w > over]
+    if not slow:
+        return f"no feed answer took over {over:g} s"
+    late = sum(1 for t, _, _ in slow if t >= ended)
+    return (f"{len(slow)} feed answers took over {over:g} s ({late} after the first run ended; max "
+            f"{max(w for _, w, _ in slow):.2f} s), of which the feed itself spent p50 "
+            f"{pct([ms for *_, ms in slow], 0.5):.1f} ms, max {max(ms for *_, ms in slow):.1f} ms")
+
+
 async def scenario(base: str, server: Server, n: int, what: set[str], baselines: dict) -> None:
     cpu0 = server.cpu()
     print(f"\nN = {n}")
@@ -315,14 +225,17 @@ async def scenario(base: str, server: Server, n: int, what: set[str], baselines:
     if "open" in what:
         students, ready = await class_opens(base, n, "logistic")
         print("  " + report("logistic pages ready", ready))
-        errors += sum(len(s.errors) for s in students)
+        errors += sum(len(s.errors) + len(s.exceptions) for s in students)
         await asyncio.gather(*(s.close() for s in students))
     if "logistic" in what:
         rss_before, _ = server.status()
         students, _ = await class_opens(base, n, "logistic")
         cpu_train = server.cpu()
-        times, span = await train_all(students)
+        t_start = time.monotonic()
+        with Lag(base) as lag:
+            times, span = await train_all(students)
         cpu_train = server.cpu() - cpu_train
+        first_end = t_start + min(_good(times), default=0.0)
         base_t = baselines.setdefault("logistic", pct(times, 0.5) if n == 1 else None)
         live = sum(1 for s in students if s.progress > 0)
         rss_open, _ = server.status()
@@ -335,8 +248,12 @@ async def scenario(base: str, server: Server, n: int, what: set[str], baselines:
             waits = [t for s in students for t in s.poll_seconds]
             print(f"  feed: {len(polls)} polls, median {pct(polls, 0.5) / 1e3:.2f} KB decoded, "
                   f"median {pct(WIRE, 0.5) / 1e3:.2f} KB on the wire; a poll answered in p50 "
-                  f"{pct(waits, 0.5) * 1e3:.0f} ms, p95 {pct(waits, 0.95) * 1e3:.0f} ms, max {max(waits):.2f} s")
-        errors += sum(len(s.errors) for s in students)
+                  f"{pct(waits, 0.5) * 1e3:.0f} ms, p95 {pct(waits, 0.95) * 1e3:.0f} ms, max {max(waits):.2f} s; "
+                  + slow_polls(students, first_end))
+            print("  " + report("Train → finished view drawn (the rerun after the end)",
+                                [st.view_seconds for st in students]))
+            print(f"  lag while they trained: {lag.summary()}; from the first run's end: {lag.summary(first_end)}")
+        errors += sum(len(s.errors) + len(s.exceptions) for s in students)
         await asyncio.gather(*(s.close() for s in students))
     if "two_layer" in what:
         students, _ = await class_opens(base, n, "two_layer")
@@ -354,7 +271,7 @@ async def scenario(base: str, server: Server, n: int, what: set[str], baselines:
             text += f"; all {n} at once {span:.1f} s against {seq_total:.1f} s one after another " \
                     f"({span / seq_total:.2f}x)"
         print(text)
-        errors += sum(len(s.errors) for s in students)
+        errors += sum(len(s.errors) + len(s.exceptions) for s in students)
         await asyncio.gather(*(s.close() for s in students))
     rss, threads = server.status()
     print(f"  errors {errors}; server CPU {server.cpu() - cpu0:.1f} s; RSS {rss:.0f} MB; threads {threads}")
@@ -366,10 +283,11 @@ async def main_async(args) -> None:
         pid = SERVER_PIDS[-1]
         server = Server(pid)
         warm = Student(base)  # the first session pays the imports: not part of any figure
-        await warm.connect()
         await warm.open("logistic")
         if args.warm:  # every lesson once, each run once: what any server has paid after its first student
             await train_all([warm])
+            await warm.close()
+            warm = Student(base)
             await warm.open("two_layer")
             await train_all([warm])
         await warm.close()

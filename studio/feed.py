@@ -189,6 +189,15 @@ def _json(body: dict, status: int = 200) -> Response:
 
 
 def live(request: Request) -> Response:
+    """``answer``, with the time it took in a ``Server-Timing`` header (the browser's network panel shows it;
+    bench/classroom.py tells it from the time a request waited for a thread, the GIL or the network)."""
+    t0 = time.perf_counter()
+    response = answer(request)
+    response.headers["Server-Timing"] = f"feed;dur={(time.perf_counter() - t0) * 1e3:.2f}"
+    return response
+
+
+def answer(request: Request) -> Response:
     """The run's payload (no query), or what is new since the chart's newest state (``?after=<seq>``)."""
     token = request.path_params["token"]
     run = _runs.get(token)

@@ -3,7 +3,7 @@
 
 It keeps cookies as a browser would, so it can go through a load balancer that pins sessions by cookie,
 and it records which worker answered each request (HAProxy's ``X-Studio-Worker`` header, see
-``deploy/haproxy.cfg``). Used by tests/test_proxy.py.
+``deploy/haproxy.cfg``). Used by tests/test_proxy.py, and by bench/classroom.py (a class of them).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import time
 import urllib.parse
 from dataclasses import dataclass, field
 
@@ -28,6 +29,7 @@ class Response:
     status: int
     headers: list[tuple[str, str]]
     body: bytes
+    wire: int = 0  # bytes of the body as sent (compressed, when the server compressed it)
 
     def header(self, name: str) -> str | None:
         return next((v for k, v in self.headers if k == name.lower()), None)
@@ -51,9 +53,10 @@ async def http_get(base: str, path: str, cookies: dict[str, str] | None = None) 
     head, _, body = raw.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     headers = [(k.strip().lower(), v.strip()) for k, _, v in (line.partition(":") for line in lines[1:])]
-    response = Response(int(lines[0].split()[1]), headers, body)
+    response = Response(int(lines[0].split()[1]), headers, body, len(body))
     if response.header("transfer-encoding") == "chunked":
         response.body = _unchunk(body)
+    response.wire = len(response.body)
     if response.header("content-encoding") == "gzip":
         response.body = gzip.decompress(response.body)
     return response
@@ -82,6 +85,7 @@ class Student:
     chart: dict | None = None  # the live chart's data from the latest script run
     titles: list[str] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # what went wrong on the websocket or the network
     workers: list[str] = field(default_factory=list)  # the worker that answered each request, in order
     gateway: list[Response] = field(default_factory=list)  # the proxy's 502/503/504 answers to feed polls
     closed: asyncio.Event = field(default_factory=asyncio.Event)
@@ -130,6 +134,8 @@ class Student:
                     self._finished.set()
         except websockets.ConnectionClosed:
             pass
+        except Exception as exc:  # noted, never fatal to other students sharing the event loop
+            self.errors.append(f"websocket: {exc!r}")
         finally:
             self.closed.set()
             self._finished.set()  # nobody waits for a run that can no longer finish
@@ -143,8 +149,10 @@ class Student:
         elif kind in ("button", "slider", "number_input", "selectbox"):
             proto = getattr(el, kind)
             self.widgets[proto.label] = (proto.id, kind)
-        elif kind == "bidi_component":
-            self.chart = json.loads(el.bidi_component.json)
+        elif kind == "bidi_component" and el.bidi_component.json:
+            data = json.loads(el.bidi_component.json)
+            if isinstance(data, dict) and "run" in data:  # the live chart (a page may have other components)
+                self.chart = data
 
     async def rerun(self, widgets=(), timeout: float = 300) -> None:
         """Ask for a script run, as the browser does after a click; returns once it finished."""
@@ -192,15 +200,26 @@ class Student:
         self._took(response.headers)
         return response
 
-    async def follow(self, every: float = 0.1, on_poll=None) -> tuple[str, int]:
+    async def follow(self, every: float = 0.1, on_poll=None, on_response=None) -> tuple[str, int]:
         """Poll the feed as the chart does until the run has ended; (its last status, polls that brought
-        new states). A 502/503/504 from the proxy is retried (as the chart does, up to 60 times); any other
-        answer but 200 raises FeedError."""
+        new states). A 502/503/504 from the proxy is retried (as the chart does, up to 60 times), and so is a
+        failed connection (noted in ``errors``); any other answer but 200 raises FeedError.
+        ``on_response(response, seconds)`` sees every answer and how long it took from request to body."""
         data = self.chart or {}
         seq = max((s["seq"] for s in data.get("states") or []), default=-1)
         layout, progress = data.get("layout_id", ""), 0
         while True:
-            response = await self.poll(seq, layout)
+            t0 = time.monotonic()
+            try:
+                response = await self.poll(seq, layout)
+            except OSError as exc:
+                self.errors.append(f"feed: {exc!r}")
+                if len(self.errors) > 60:
+                    raise
+                await asyncio.sleep(1)
+                continue
+            if on_response is not None:
+                on_response(response, time.monotonic() - t0)
             if response.status in GATEWAY and len(self.gateway) < 60:  # as the chart: keep asking
                 self.gateway.append(response)
                 await asyncio.sleep(0.5)
