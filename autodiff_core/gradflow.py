@@ -19,16 +19,16 @@ def weight_grad_norms(weights: list[torch.Tensor]) -> torch.Tensor:
     return torch.stack(torch._foreach_norm([w.grad for w in weights]))
 
 
-def dead_fractions(hidden: list[torch.Tensor]) -> torch.Tensor:
+def dead_fractions(hidden: list[torch.Tensor], *, points_dim: int = 0) -> torch.Tensor:
     """``(L-1,)`` per hidden layer, the fraction of its units that give the same output for every point.
 
-    ``hidden[i]`` is layer i's activations ``(n, width)`` over a data set. A unit whose output never
-    changes (for ReLU: 0 everywhere) passes no gradient back, whatever the loss: it is dead.
+    ``hidden[i]`` is layer i's activations ``(n, width)`` over a data set, or ``(width, n)`` with
+    ``points_dim=1``. A unit whose output never changes (for ReLU: 0 everywhere) passes no gradient back,
+    whatever the loss: it is dead.
     """
     if not hidden:
         return torch.zeros(0)
-    return torch.stack([_constant_share(*h.aminmax(dim=0)) for h in hidden])
-
-
-def _constant_share(lo: torch.Tensor, hi: torch.Tensor) -> torch.Tensor:
-    return (lo == hi).to(lo.dtype).mean()
+    units_dim = 1 - points_dim
+    lo, hi = torch.cat(hidden, units_dim).aminmax(dim=points_dim)  # every layer's units at once
+    constant = (lo == hi).to(lo.dtype)
+    return torch.stack([c.mean() for c in constant.split([h.shape[units_dim] for h in hidden])])
