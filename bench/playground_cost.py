@@ -6,7 +6,8 @@ plus, every step, loss and accuracy on train and test, the decision surface on t
 gradient norm and dead-unit share; for the two-layer net, the step plus the loss and the four norms.
 Both run as generators and take turns step by step (the order flipping each step), so a shared machine's
 drift hits both alike; each round sums the time of its steps, and the median of the per-round ratios is
-printed (goal: <= 1.05).
+printed (goal: <= 1.05). Before timing, each pair is run once and its numbers compared step by step: the
+hand loop computes what the snapshot holds, to float tolerance, or the benchmark stops.
 
     python bench/playground_cost.py [--rounds 15] [--steps 300]
 """
@@ -87,6 +88,32 @@ def hand_two_layer(config: TwoLayerConfig):
         yield numbers
 
 
+def same_numbers(name: str, hand, engine, numbers) -> None:
+    """Run both once and compare what they computed at every step: the hand loop yields (numbers, surface)
+    or numbers, the engine snapshots that ``numbers`` turns into the same form."""
+    worst, steps = 0.0, 0
+    for step, (ours, theirs) in enumerate(zip(hand(), engine(), strict=True)):
+        ours, theirs = (ours if isinstance(ours, tuple) else (ours,)), numbers(theirs)
+        for a, b in zip(ours, theirs, strict=True):
+            a, b = torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64)
+            torch.testing.assert_close(b, a, rtol=1e-4, atol=1e-3, msg=lambda m, t=step: f"{name}, step {t}: {m}")
+            worst = max(worst, ((a - b).abs() / a.abs().clamp(min=1)).max().item())
+        steps = step + 1
+    print(f"{name:<46} same numbers as the hand loop at all {steps} steps (largest difference {worst:.1e}, "
+          f"relative above 1)")
+
+
+def playground_numbers(snap) -> tuple[list[float], tuple]:
+    """A snapshot in the hand loop's form: [train loss, accuracy, test loss, accuracy, grad norms, dead], surface
+    (rounded to 3 decimals in the snapshot, hence the benchmark's absolute tolerance)."""
+    return ([snap.train_loss, snap.train_accuracy, snap.test_loss, snap.test_accuracy, *snap.grad_norms, *snap.dead],
+            snap.surface)
+
+
+def two_layer_numbers(snap) -> tuple[list[float]]:
+    return ([snap.loss, snap.w1_norm, snap.w2_norm, snap.grad_w1_norm, snap.grad_w2_norm],)
+
+
 def one_round(hand, engine) -> tuple[list[float], list[float]]:
     """Seconds each generator spent on each step, taking turns step by step."""
     gens, spent, flip = [hand(), engine()], ([], []), 0
@@ -129,12 +156,17 @@ def main() -> None:
     print(f"torch {torch.__version__}, 1 thread, {args.rounds} alternating rounds, medians, snapshot every step\n")
     for act, hidden in (("Tanh", (8, 8)), ("torch.tanh", (8, 8)), ("ReLU", (8,) * 6)):
         config = PlaygroundConfig(activation=act, hidden=hidden, optimizer="SGD (by hand)", batch_size=10)
-        compare(f"playground {act} {hidden}, {args.steps} steps", lambda c=config: hand_playground(c, args.steps),
-                lambda c=config: engine_playground(c, args.steps), args.rounds)
+        name, hand, engine = (f"playground {act} {hidden}, {args.steps} steps",
+                              lambda c=config: hand_playground(c, args.steps),
+                              lambda c=config: engine_playground(c, args.steps))
+        same_numbers(name, hand, engine, playground_numbers)
+        compare(name, hand, engine, args.rounds)
     for act in ("ReLU", "torch.relu"):
         two = TwoLayerConfig(activation=act, record_every=1)
-        compare(f"two-layer {act}, {two.steps} steps", lambda c=two: hand_two_layer(c),
-                lambda c=two: train_two_layer(c), args.rounds)
+        name, hand, engine = (f"two-layer {act}, {two.steps} steps", lambda c=two: hand_two_layer(c),
+                              lambda c=two: train_two_layer(c))
+        same_numbers(name, hand, engine, two_layer_numbers)
+        compare(name, hand, engine, args.rounds)
 
 
 if __name__ == "__main__":
