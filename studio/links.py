@@ -47,7 +47,7 @@ class Setting:
     hi: float | None = None
     choices: tuple | None = None
     short: str = ""
-    pattern: str | None = None  # free text: the whole value must match this (ASCII) regular expression
+    pattern: str | None = None  # free text or a number: the whole value must match this (ASCII) regular expression
     items: int = 0  # a tuple: at most this many numbers
 
     def parse(self, text: str) -> tuple[Any, str]:
@@ -68,7 +68,7 @@ class Setting:
         if self.kind is tuple:
             return self._parse_tuple(text)
         pattern = _INT if self.kind is int else _FLOAT
-        if not pattern.fullmatch(text):
+        if not pattern.fullmatch(text) or (self.pattern is not None and not re.fullmatch(self.pattern, text)):
             return None, f"is not {'a whole number' if self.kind is int else 'a number'}"
         value = self.kind(text)
         if not math.isfinite(value):

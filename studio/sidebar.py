@@ -7,7 +7,6 @@ in a code span, so a link can never make the page draw a link, an image or forma
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import streamlit as st
@@ -15,6 +14,7 @@ import streamlit as st
 from autodiff_core import DTYPES, available_devices
 from autodiff_core.devices import DeviceUnavailableError, resolve_device
 
+from .links import ECHO, Setting, echo
 from .state import init_state
 
 
@@ -27,8 +27,9 @@ class Settings:
 
 DEFAULTS = {"device": "cpu", "dtype": "float32", "seed_tutorial": True, "seed_value": 0}
 SEED_MAX = 2**31 - 1
-ECHO = 40  # characters of a URL value that a message shows back
-_SEED = re.compile(r"[0-9]{1,10}")  # ASCII digits only: str.isdigit() also accepts '²', which int() refuses
+# Checked as a lesson's settings are (studio/links.py); the device, by whether it exists here.
+DTYPE = Setting("dtype", str, "float32", choices=tuple(DTYPES))
+SEED = Setting("seed", int, 0, 0, SEED_MAX, pattern=r"[0-9]{1,10}")  # plain digits: no sign, at most 10
 _NOTES = "_url_notes"  # setting -> [message, the setting's widget values when it was shown]
 _WATCH = {"device": ("device",), "dtype": ("dtype",), "seed": ("seed_tutorial", "seed_value")}
 
@@ -37,14 +38,6 @@ def current_settings() -> Settings:
     """The settings as the sidebar holds them now."""
     ss = st.session_state
     return Settings(ss["device"], ss["dtype"], None if ss["seed_tutorial"] else int(ss["seed_value"]))
-
-
-def echo(value: str) -> str:
-    """Markdown that shows ``value`` as plain text: printable characters only, at most ``ECHO`` of them,
-    in a code span (where markdown draws no link, image or emphasis)."""
-    text = "".join(c if c.isprintable() else "\N{REPLACEMENT CHARACTER}" for c in value[:ECHO])
-    text = text.replace("`", "\N{MODIFIER LETTER PRIME}") + ("…" if len(value) > ECHO else "")
-    return f"`{text}`" if text.strip() else "(blank)"
 
 
 def _param(key: str) -> tuple[str, str]:
@@ -67,16 +60,15 @@ def _device(text: str) -> tuple[str | None, str]:
 
 
 def _dtype(text: str) -> tuple[str | None, str]:
-    if text in DTYPES:
-        return text, ""
-    return None, f"dtype {echo(text)} in the link is not one of {', '.join(DTYPES)}; using float32."
+    value, _ = DTYPE.parse(text)
+    return value, "" if value is not None else (
+        f"dtype {echo(text)} in the link is not one of {', '.join(DTYPES)}; using float32.")
 
 
 def _seed(text: str) -> tuple[int | None, str]:
-    if _SEED.fullmatch(text) and int(text) <= SEED_MAX:  # at most 10 digits: int() never meets a huge string
-        return int(text), ""
-    return None, (f"seed {echo(text)} in the link is not a whole number from 0 to {SEED_MAX:,}; "
-                  "using the tutorial's seeds.")
+    value, _ = SEED.parse(text)
+    return value, "" if value is not None else (
+        f"seed {echo(text)} in the link is not a whole number from 0 to {SEED_MAX:,}; using the tutorial's seeds.")
 
 
 def _from_url() -> tuple[dict, dict[str, str]]:
