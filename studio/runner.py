@@ -568,6 +568,7 @@ def reap(now: float | None = None) -> int:
         # The post-script GC is off, and a closed session's objects sit in reference cycles: collect
         # them now (once in a while, off the script threads), then hand freed heap back to the system.
         _last_collect, _collect_due = now, False
+        _prune_idle_threads()
         gc.collect()
         _trim_heap()
     return released
@@ -585,6 +586,12 @@ def _session_count() -> int | None:
         return len(Runtime.instance()._session_mgr.list_sessions()) if Runtime.exists() else None
     except Exception:  # a private attribute: if it moves, collect only when runs are released
         return None
+
+
+def _prune_idle_threads() -> None:
+    from . import boot
+
+    boot.prune_idle_threads()
 
 
 def _trim_heap() -> None:
