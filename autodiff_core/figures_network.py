@@ -42,9 +42,10 @@ def _tiles(state: NetworkState, centres) -> list[go.Heatmap]:
 
 
 def _links(state: NetworkState, centres) -> list[go.Scatter]:
-    """Links grouped by sign and thickness (a trace each), and one invisible trace of hover points."""
+    """Links grouped by sign and thickness (a trace each), and one invisible trace of hover points, each
+    naming its link as ``customdata`` [column, to, from] (what a click on it selects)."""
     groups: dict[tuple[int, int], tuple[list, list]] = {}
-    hx, hy, text = [], [], []
+    hx, hy, text, links = [], [], [], []
     for c, w in enumerate(state.weights):
         for j, i in np.ndindex(*w.shape):  # from neuron i of column c to neuron j of column c + 1
             (ax, ay), (bx, by) = centres[c][i] + [TILE / 2, 0], centres[c + 1][j] - [TILE / 2, 0]
@@ -55,16 +56,18 @@ def _links(state: NetworkState, centres) -> list[go.Scatter]:
             hx.append(ax + 0.7 * (bx - ax))
             hy.append(ay + 0.7 * (by - ay))
             text.append(f"weight {w[j, i]:+.3f}")
+            links.append([c, j, i])
     traces = [go.Scatter(x=xs, y=ys, mode="lines", hoverinfo="skip", showlegend=False,
                          line={"color": CLASS_COLORS[sign], "width": 1 + width}, opacity=0.75)
               for (sign, width), (xs, ys) in sorted(groups.items())]
     traces.append(go.Scatter(x=hx, y=hy, mode="markers", marker={"size": 9, "opacity": 0}, text=text,
+                             customdata=links, selected={"marker": {"opacity": 1, "color": "#000000"}},
                              hovertemplate="%{text}<extra></extra>", showlegend=False))
     return traces
 
 
 def _biases(state: NetworkState, centres) -> go.Scatter:
-    xs, ys, colors, text = [], [], [], []
+    xs, ys, colors, text, which = [], [], [], [], []
     for c, b in enumerate(state.biases):
         for i, v in enumerate(b):
             cx, cy = centres[c + 1][i]
@@ -72,9 +75,10 @@ def _biases(state: NetworkState, centres) -> go.Scatter:
             ys.append(cy - TILE / 2)
             colors.append(CLASS_COLORS[int(v > 0)])
             text.append(f"bias {v:+.3f}")
+            which.append([c, i, -1])  # [column, neuron, -1]: the bias, for a click
     return go.Scatter(x=xs, y=ys, mode="markers", text=text, hovertemplate="%{text}<extra></extra>",
                       marker={"symbol": "square", "size": 9, "color": colors, "line": {"color": "white", "width": 1}},
-                      showlegend=False)
+                      customdata=which, unselected={"marker": {"opacity": 1}}, showlegend=False)
 
 
 def network_figure(state: NetworkState) -> go.Figure:

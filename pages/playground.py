@@ -28,7 +28,7 @@ from studio.presets import FEATURE_KEYS, L2_CHOICES, MAX_NEURONS, bind_lesson
 from studio.runner import LiveRun, current_session_id
 from studio.sidebar import current_settings
 from studio.state import init_state
-from studio.weight_editor import weight_editor
+from studio.weight_editor import CLICKABLE, weight_editor
 
 require_app()
 st.title("5 · Classification playground")
@@ -283,7 +283,7 @@ if run is None:
                "blue for positive weights and red for negative, thicker when larger; each bias is the small square "
                "at its neuron's corner. Hover for values. Redrawn after each Step and when a run pauses.")
     if drawable(pg):
-        plot(network_figure(network_state(pg)), key="pg_network")
+        plot(network_figure(network_state(pg)), key="pg_network", **CLICKABLE)
     else:
         st.info(f"The diagram is drawn for layers of at most {MAX_WIDTH} neurons.")
     weight_editor(pg, new_history)

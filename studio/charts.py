@@ -12,16 +12,19 @@ PLOT_CONFIG = {"displaylogo": False, "responsive": True,
                "toImageButtonOptions": {"format": "png", "width": 1280, "height": 720, "scale": 1}}
 
 
-def plot(fig, *, key: str, fit: bool = False) -> None:
+def plot(fig, *, key: str, fit: bool = False, on_select="ignore",
+         selection_mode=("points", "box", "lasso")) -> None:
     """``st.plotly_chart`` with ``theme=None``: Streamlit's theme would shrink fonts to 12 px grey. The
     colour-blind-safe palette always; the presenter scale in the presenter view, where ``fit`` also fits a
-    replay that is the lesson's main chart under its controls, Play and slider included."""
+    replay that is the lesson's main chart under its controls, Play and slider included. ``on_select`` and
+    ``selection_mode`` are ``st.plotly_chart``'s: a callback makes a click on a point an event."""
     from .presenter import present_spec, presenting
 
     spec = recolor(fig.to_plotly_json())
     if presenting():
         spec = present_spec(spec, fit=fit)
-    st.plotly_chart(_Checked(spec), theme=None, key=key, width="stretch", config={**PLOT_CONFIG,
+    st.plotly_chart(_Checked(spec), theme=None, key=key, width="stretch", on_select=on_select,
+                    selection_mode=selection_mode, config={**PLOT_CONFIG,
                                                                         "toImageButtonOptions": {
                                                                             **PLOT_CONFIG["toImageButtonOptions"],
                                                                             "filename": key}})

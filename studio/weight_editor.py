@@ -1,10 +1,11 @@
 """Lesson 5: set a weight by hand, as TF Playground lets you click a link of its diagram and type a value.
 
-Under the diagram, while no run is going: pick a link (which layers, from which neuron or the bias, to which
-neuron) and type its value. The model changes at once (``Playground.set_weight``), the state it is now in
-replaces the history's state at this step, and the surface and the diagram are drawn again; Play and Step
-continue from the edited weights. The value box always shows the link's weight as it is now, so its +/-
-nudge the weight and the boundary moves with it.
+Under the diagram, while no run is going: click a link or a bias square of the diagram (``CLICKABLE``), or
+pick it in the row (which layers, from which neuron or the bias, to which neuron), and type its value. The
+model changes at once (``Playground.set_weight``), the state it is now in replaces the history's state at
+this step, and the surface and the diagram are drawn again; Play and Step continue from the edited weights.
+The value box always shows the link's weight as it is now, so its +/- nudge the weight and the boundary
+moves with it.
 """
 
 from __future__ import annotations
@@ -42,6 +43,21 @@ def current_value(pg: Playground, layer: int, target: int, source: int) -> float
     return min(max(value, -LIMIT), LIMIT) if math.isfinite(value) else 0.0  # what the box can show
 
 
+def pick_link() -> None:
+    """The diagram's ``on_select``: the link or bias square clicked (its ``customdata``, [column, to, from],
+    from -1 for a bias) becomes the row's choice. A click elsewhere changes nothing."""
+    ss = st.session_state
+    for point in (ss.get(DIAGRAM) or {}).get("selection", {}).get("points", []):
+        which = point.get("customdata")
+        if isinstance(which, list) and len(which) == 3 and all(isinstance(v, int) for v in which):
+            ss[LAYER], ss[TARGET], ss[SOURCE] = which[0], which[1], BIAS if which[2] < 0 else which[2]
+            return
+
+
+DIAGRAM = "pg_network"  # the diagram's chart key
+CLICKABLE = {"on_select": pick_link, "selection_mode": "points"}  # for charts.plot: a click picks a link
+
+
 def _keep_in_range(key: str, options: list[int]) -> None:
     """A choice made for another network shape falls back to the first."""
     if st.session_state.get(key) not in options:
@@ -58,8 +74,9 @@ def weight_editor(pg: Playground, new_history: Callable[[list, list], None], *, 
     _keep_in_range(TARGET, list(range(weight.shape[0])))
     layer = ss[LAYER]
     ss[VALUE] = current_value(pg, layer, ss[TARGET], ss[SOURCE])
-    st.caption("Set a weight by hand: pick a link and type its value (or nudge it with −/+). The surface and the "
-               "diagram follow; Play and Step continue from it, and Reset brings back the initial weights.")
+    st.caption("Set a weight by hand: click a link or a bias square above (or pick it here) and type its value, "
+               "or nudge it with −/+. The surface and the diagram follow; Play and Step continue from it, and "
+               "Reset brings back the initial weights.")
     with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
         st.selectbox("Link", layers, key=LAYER, disabled=disabled, width=200,
                      format_func=lambda c: f"{column_name(pg, c)} → {column_name(pg, c + 1)}")

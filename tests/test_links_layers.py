@@ -35,8 +35,8 @@ def test_bad_widths_are_refused_with_the_reason(text, why):
 def test_a_bad_value_falls_back_with_a_warning_that_names_it():
     found, notes = read(pg_hidden="[x](http://evil.example/)", pg_lr="0.1")
     assert "pg_hidden" not in found and found["pg_lr"] == 0.1
-    assert notes == ["pg_hidden `[x](http://evil.example/)` in the link is not 1 to 6 whole numbers separated by "
-                     "commas; it was ignored."]
+    assert notes == ["Hidden layers (neurons in each): pg_hidden `[x](http://evil.example/)` in the link is not 1 "
+                     "to 6 whole numbers separated by commas; it was ignored."]
 
 
 @pytest.mark.parametrize("params, hidden", [
@@ -54,10 +54,12 @@ def test_links_made_before_per_layer_widths_still_open(params, hidden):
 def test_a_bad_old_parameter_is_named_and_the_rest_of_it_applies():
     found, notes = read(pg_layers=["1", "3", "²"], pg_width="65")
     assert "pg_hidden" not in found
-    assert notes == ["pg_layers `²` in the link is not a whole number; it was ignored (the link gives pg_layers "
-                     "3 times; the last one counts).", "pg_width `65` in the link is outside 1 to 64; it was ignored."]
+    assert notes == ["Hidden layers: pg_layers `²` in the link is not a whole number; it was ignored (the link gives "
+                     "pg_layers 3 times; the last one counts).",
+                     "Neurons per layer: pg_width `65` in the link is outside 1 to 64; it was ignored."]
     found, notes = read(pg_layers="7", pg_width="4")
-    assert found["pg_hidden"] == (4, 4) and notes == ["pg_layers `7` in the link is outside 1 to 6; it was ignored."]
+    assert found["pg_hidden"] == (4, 4) and notes == [
+        "Hidden layers: pg_layers `7` in the link is outside 1 to 6; it was ignored."]
 
 
 def open_playground(new_app, **params):

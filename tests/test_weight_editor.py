@@ -122,3 +122,22 @@ def test_a_run_after_an_edit_starts_from_the_edited_weights(app):
     for got, want in zip(pg.model.parameters(), reference.model.parameters(), strict=True):
         assert torch.equal(got, want)
     assert pg.steps_done > 0 and not at.exception
+
+
+def test_every_link_and_bias_of_the_diagram_names_itself_for_a_click():
+    """A click on the diagram selects a point; its ``customdata`` must name the parameter its hover text shows."""
+    from autodiff_core.diagram import network_state
+    from autodiff_core.figures_network import network_figure
+
+    pg = Playground(CONFIG)
+    fig = network_figure(network_state(pg)).to_plotly_json()
+    named = [t for t in fig["data"] if t.get("customdata") is not None]
+    assert len(named) == 2  # the links' hover points, the bias squares
+    seen = 0
+    for trace in named:
+        for (c, to, frm), text in zip(trace["customdata"], trace["text"], strict=True):
+            layer = pg.model.layers[c]
+            value = layer.bias[to] if frm == -1 else layer.weight[to, frm]
+            assert text == f"{'bias' if frm == -1 else 'weight'} {value.item():+.3f}"
+            seen += 1
+    assert seen == sum(p.numel() for p in pg.model.parameters())  # every weight and every bias, once
