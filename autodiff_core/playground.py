@@ -217,6 +217,7 @@ class Playground:
                          regression=self.config.regression).to(self.device, self.dtype)
         self.batches = torch.Generator().manual_seed(self.config.init_seed + 1)  # mini-batch order
         self.steps_done = 0
+        self.edits: list[tuple[int, int, int, int | None, float]] = []  # set_weight: (after step, layer, to, from, v)
         self.grad_norms = torch.zeros(len(self.model.layers), device=self.device, dtype=self.dtype)
         self.set_training(self.config)
 
@@ -344,7 +345,8 @@ class Playground:
     def set_weight(self, layer: int, target: int, source: int | None, value: float) -> None:
         """Set one parameter by hand: the weight of the link from neuron ``source`` of column ``layer`` to
         neuron ``target`` of column ``layer + 1`` (column 0 is the inputs, the last the output), or, when
-        ``source`` is None, ``target``'s bias. Steps continue from it; the optimizer keeps its state."""
+        ``source`` is None, ``target``'s bias. Steps continue from it; the optimizer keeps its state. Each edit
+        is kept in ``edits`` (until ``reset``), so an exported script makes it at the same step."""
         if not 0 <= layer < len(self.model.layers):
             raise ValueError(f"layer must be 0 to {len(self.model.layers) - 1}; got {layer!r}.")
         weight, bias = self.model.layers[layer].weight, self.model.layers[layer].bias  # (out, in), (out,)
@@ -357,3 +359,4 @@ class Playground:
                 bias[target] = value
             else:
                 weight[target, source] = value
+        self.edits.append((self.steps_done, layer, target, source, float(value)))

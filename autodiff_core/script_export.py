@@ -5,7 +5,8 @@ training loss after every step; the numbers are the app's, to float tolerance.
 The points are written into the file (exactly: each float32 printed in full), so the script needs nothing
 but torch. Initial weights and mini-batches come from the same seeded generators, drawn in the same order as
 ``playground.Playground``. The training settings exported are the current ones: a run whose learning rate
-was changed half-way is re-run with the last rate throughout.
+was changed half-way is re-run with the last rate throughout. Weights set by hand in the app
+(``Playground.set_weight``) are set again after the same step, to the same values.
 """
 
 from __future__ import annotations
@@ -77,9 +78,9 @@ batches = torch.Generator().manual_seed({batch_seed})  # the mini-batch order
 loss_fn = nn.functional.{loss}
 {optimizer_line}
 lr, l1, l2 = {lr!r}, {l1!r}, {l2!r}
-
+{edits}
 for step in range(1, STEPS + 1):
-    idx = torch.randint(0, len(y_train), ({batch_size},), generator=batches)
+{edit_call}    idx = torch.randint(0, len(y_train), ({batch_size},), generator=batches)
     x, y = x_train[idx], y_train[idx]
     # forward
     p = model(x)
@@ -99,7 +100,7 @@ for step in range(1, STEPS + 1):
         w.grad = None
     with torch.no_grad():
         print(step, loss_fn(model(x_train), y_train).item())
-with torch.no_grad():
+{edit_end}with torch.no_grad():
     print("test loss", loss_fn(model(x_test), y_test).item())
 '''
 
@@ -108,6 +109,35 @@ _OPTIMIZERS = {
     "SGD + momentum": ("optimizer = torch.optim.SGD(params, lr={lr!r}, momentum=0.9)", "        optimizer.step()"),
     "SGD (by hand)": ("", "        for w in params:\n            w -= lr * w.grad"),
 }
+
+
+_EDITS = '''
+# Weights set by hand in the app: after this many steps, (layer, to neuron, from neuron or None for the bias, value)
+EDITS = {edits!r}
+
+
+def set_by_hand(done):
+    """Set the weights (and biases) typed in the app after ``done`` steps, as the app did."""
+    with torch.no_grad():
+        for layer, to, source, value in EDITS.get(done, ()):
+            if source is None:
+                model.layers[layer].bias[to] = value
+            else:
+                model.layers[layer].weight[to, source] = value
+
+'''
+
+
+def _edits(pg: Playground, steps: int) -> dict[str, str]:
+    """The script's lines that make ``pg``'s hand edits (none when there are none), up to ``steps`` steps."""
+    edits: dict[int, list] = {}
+    for done, layer, to, source, value in pg.edits:
+        if done <= steps:
+            edits.setdefault(done, []).append((layer, to, source, value))
+    if not edits:
+        return {"edits": "", "edit_call": "", "edit_end": ""}
+    return {"edits": _EDITS.format(edits=edits), "edit_call": "    set_by_hand(step - 1)\n",
+            "edit_end": "set_by_hand(STEPS)\n"}
 
 
 def exportable(activation: str) -> bool:
@@ -149,5 +179,6 @@ def export_script(pg: Playground, steps: int | None = None, filename: str = "pla
                  sizes=(len(c.features), *c.hidden, 1), init_seed=c.init_seed, batch_seed=c.init_seed + 1,
                  loss="mse_loss" if c.regression else "binary_cross_entropy",
                  optimizer_line=opt_line.format(lr=c.learning_rate), lr=c.learning_rate, l1=c.l1, l2=c.l2,
-                 batch_size=min(c.batch_size, len(pg.y_train)), update=update)
+                 batch_size=min(c.batch_size, len(pg.y_train)), update=update,
+                 **_edits(pg, fields["steps"]))
     return _HEADER.format(**fields) + activation_source(c.activation) + _MODEL.format(**model)
