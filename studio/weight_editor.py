@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from autodiff_core.diagram import drawable
 from autodiff_core.playground import Playground
 
 from .live_view import current_run
@@ -74,9 +75,9 @@ def weight_editor(pg: Playground, new_history: Callable[[list, list], None], *, 
     _keep_in_range(TARGET, list(range(weight.shape[0])))
     layer = ss[LAYER]
     ss[VALUE] = current_value(pg, layer, ss[TARGET], ss[SOURCE])
-    st.caption("Set a weight by hand: click a link or a bias square above (or pick it here) and type its value, "
-               "or nudge it with −/+. The surface and the diagram follow; Play and Step continue from it, and "
-               "Reset brings back the initial weights.")
+    where = "click a link or a bias square above (or pick it here)" if drawable(pg) else "pick a link"
+    st.caption(f"Set a weight by hand: {where} and type its value, or nudge it with −/+. The surface and the "
+               "diagram follow; Play and Step continue from it, and Reset brings back the initial weights.")
     with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
         st.selectbox("Link", layers, key=LAYER, disabled=disabled, width=200,
                      format_func=lambda c: f"{column_name(pg, c)} → {column_name(pg, c + 1)}")

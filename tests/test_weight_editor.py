@@ -171,3 +171,12 @@ def test_every_link_and_bias_of_the_diagram_names_itself_for_a_click():
             assert text == f"{'bias' if frm == -1 else 'weight'} {value.item():+.3f}"
             seen += 1
     assert seen == sum(p.numel() for p in pg.model.parameters())  # every weight and every bias, once
+
+
+def test_a_network_too_wide_to_draw_can_still_be_edited(app):
+    at = app.switch_page("pages/playground.py").run()
+    at.number_input(key="pg_width_1").set_value(20).run()
+    assert any("at most 16 neurons" in i.value for i in at.info)
+    assert any(c.value.startswith("Set a weight by hand: pick a link") for c in at.caption)
+    edit(at, 0, 0, 19, 1.5)  # from X1 to neuron 20 of layer 1
+    assert at.session_state["pg_model"].model.layers[0].weight[19, 0].item() == 1.5
