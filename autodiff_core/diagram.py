@@ -1,10 +1,12 @@
 """What TF Playground draws as its network: each neuron's output over the plane, and every weight and bias.
 
-Computed from a ``Playground`` in one forward pass over a coarse grid; ``figures_network`` draws it.
+Computed from a ``Playground`` in one forward pass over a coarse grid; ``figures_network`` draws it, and the
+live chart paints it while a run goes (``ParamTap`` copies the weights of a few of the run's states for that).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,6 +16,7 @@ from .features import feature_matrix
 from .playground import Playground
 
 MAX_WIDTH = 16  # widest layer drawn: beyond it the tiles and links stop being readable
+GRID = 12  # each neuron's map: GRID x GRID points over the plane
 
 
 @dataclass(frozen=True)
@@ -29,24 +32,63 @@ class NetworkState:
     biases: tuple[np.ndarray, ...]
 
 
-def network_state(pg: Playground, grid: int = 12) -> NetworkState:
-    """Every neuron of ``pg``'s model evaluated on a ``grid`` x ``grid`` lattice over the plane."""
-    x0, x1, y0, y1 = pg.extent
-    gy, gx = torch.meshgrid(torch.linspace(y0, y1, grid), torch.linspace(x0, x1, grid), indexing="ij")
-    points = torch.stack([gx.reshape(-1), gy.reshape(-1)], 1)  # (grid*grid, 2)
-    inputs = feature_matrix(points, pg.config.features).to(pg.device, pg.dtype)
+Params = tuple[tuple[torch.Tensor, torch.Tensor], ...]  # (weight (out, in), bias (out,)) per layer
+
+
+def network_state(pg: Playground, grid: int = GRID, params: Params | None = None, step: int | None = None
+                  ) -> NetworkState:
+    """Every neuron of ``pg``'s model evaluated on a ``grid`` x ``grid`` lattice over the plane: with the
+    model's weights as they are now, or with ``params`` (copies made at ``step``, see ``ParamTap``)."""
+    if params is None:
+        params, step = tuple((layer.weight.detach(), layer.bias.detach()) for layer in pg.model.layers), pg.steps_done
+    inputs = grid_inputs(pg, grid)
     with torch.no_grad():
-        hidden = []
-        out = pg.model(inputs, hidden)
-    if not pg.config.regression:
-        out = 2 * out - 1
+        hidden, x = [], inputs
+        for weight, bias in params[:-1]:  # MLP.forward, with these weights
+            x = pg.model.act(torch.nn.functional.linear(x, weight, bias))  # (grid*grid, width)
+            hidden.append(x)
+        out = torch.nn.functional.linear(x, *params[-1]).squeeze(-1)  # (grid*grid,)
+    out = out if pg.config.regression else 2 * torch.sigmoid(out) - 1
     shown = inputs / inputs.abs().amax(0).clamp_min(1e-12)  # each feature on -1..1, as TF draws its inputs
     columns = [shown, *hidden, out[:, None]]
     maps = tuple(c.T.reshape(-1, grid, grid).cpu().float().numpy() for c in columns)
-    layers = pg.model.layers
-    return NetworkState(pg.steps_done, pg.config.features, maps,
-                        tuple(layer.weight.detach().cpu().float().numpy() for layer in layers),
-                        tuple(layer.bias.detach().cpu().float().numpy() for layer in layers))
+    # copies: on the CPU, .numpy() of a float32 parameter shares its memory, which training goes on changing
+    return NetworkState(step, pg.config.features, maps, tuple(w.cpu().float().numpy().copy() for w, _ in params),
+                        tuple(b.cpu().float().numpy().copy() for _, b in params))
+
+
+def grid_inputs(pg: Playground, grid: int) -> torch.Tensor:
+    """The input features of a ``grid`` x ``grid`` lattice over the plane, rows along y: (grid*grid, features)."""
+    x0, x1, y0, y1 = pg.extent
+    gy, gx = torch.meshgrid(torch.linspace(y0, y1, grid), torch.linspace(x0, x1, grid), indexing="ij")
+    points = torch.stack([gx.reshape(-1), gy.reshape(-1)], 1)  # (grid*grid, 2)
+    return feature_matrix(points, pg.config.features).to(pg.device, pg.dtype)
+
+
+class ParamTap:
+    """Copies the model's weights and biases beside the states of a run, when asked: the live diagram needs
+    them a few times a second, not at every step (a copy costs about as much as 2% of a step).
+
+    ``stream(snaps)`` passes a run's snapshots through. While a snapshot is being handed on, the trainer
+    waits at its ``yield``, so the model holds exactly that snapshot's weights: after ``want()``, the next
+    snapshot's are copied, and ``latest`` is ``(step, params)`` of the newest copy."""
+
+    def __init__(self, pg: Playground) -> None:
+        self.pg = pg
+        self.wanted = True
+        self.latest: tuple[int, Params] | None = None
+
+    def want(self) -> None:
+        self.wanted = True
+
+    def stream(self, snaps: Iterator) -> Iterator:
+        for snap in snaps:
+            if self.wanted and not getattr(snap, "diverged", False):
+                self.wanted = False
+                with torch.no_grad():
+                    self.latest = (snap.step, tuple((layer.weight.detach().clone(), layer.bias.detach().clone())
+                                                    for layer in self.pg.model.layers))
+            yield snap
 
 
 def drawable(pg: Playground) -> bool:

@@ -4,6 +4,7 @@ of each hidden layer's units that are dead. Pure: playground snapshots in, a Plo
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
@@ -16,6 +17,7 @@ from .theme import FONT_SIZE, OKABE_ITO, base_layout, style
 LAYER_COLORS = [OKABE_ITO[c] for c in ("vermillion", "orange", "bluish green", "sky blue", "blue",
                                         "reddish purple", "grey")]  # no yellow: faint on white
 POINTS = 400  # at most this many steps drawn per line
+LIVE_POINTS = 250  # 250 to 500 steps sent per line while a run goes
 
 
 def layer_names(layers: int) -> list[str]:
@@ -23,12 +25,8 @@ def layer_names(layers: int) -> list[str]:
     return [f"layer {i + 1}" for i in range(layers - 1)] + ["output"]
 
 
-def gradient_flow_figure(snaps: Sequence[PlaygroundSnapshot]) -> go.Figure:
-    """Top: |dLoss/dW| per layer (log scale) with the training loss; bottom: dead units per hidden layer."""
-    good = thin([s for s in snaps if s.grad_norms and not s.diverged and s.step > 0], POINTS)
-    layers = len(good[-1].grad_norms) if good else 0
-    steps = [s.step for s in good]
-    fig = go.Figure(layout=base_layout(
+def _flow_layout() -> dict:
+    return base_layout(
         height=520, margin={"l": 70, "r": 20, "t": 10, "b": 55},
         xaxis={"anchor": "y", "matches": "x2", "showticklabels": False},
         yaxis={"domain": [0.42, 1], "type": "log", "title": {"text": "|dLoss/dW|"}, "exponentformat": "power"},
@@ -36,16 +34,63 @@ def gradient_flow_figure(snaps: Sequence[PlaygroundSnapshot]) -> go.Figure:
         yaxis2={"domain": [0, 0.3], "range": [0, 1.02], "tickformat": ".0%", "title": {"text": "dead units"}},
         legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom", "font": {"size": FONT_SIZE}},
         modebar={"orientation": "v"},  # clear of the legend's row
-    ))
+    )
+
+
+def _flow_traces(layers: int) -> list[tuple[str, dict]]:
+    """(what the trace draws, its style) for each line: 'norm i' per layer, 'dead i' per hidden layer."""
+    traces = []
     for i, name in enumerate(layer_names(layers)):
         color = LAYER_COLORS[i % len(LAYER_COLORS)]
-        fig.add_scatter(x=steps, y=[s.grad_norms[i] for s in good], mode="lines", name=name, legendgroup=name,
-                        line={"color": color, "width": 3}, hovertemplate=f"{name}: %{{y:.2e}}<extra></extra>")
+        traces.append((f"norm {i}", {"type": "scatter", "mode": "lines", "name": name, "legendgroup": name,
+                                     "line": {"color": color, "width": 3},
+                                     "hovertemplate": f"{name}: %{{y:.2e}}<extra></extra>"}))
         if i < layers - 1:
-            fig.add_scatter(x=steps, y=[s.dead[i] for s in good], mode="lines", name=name, legendgroup=name,
-                            showlegend=False, xaxis="x2", yaxis="y2", line={"color": color, "width": 3},
-                            hovertemplate=f"{name}: %{{y:.0%}} dead<extra></extra>")
+            traces.append((f"dead {i}", {"type": "scatter", "mode": "lines", "name": name, "legendgroup": name,
+                                         "showlegend": False, "xaxis": "x2", "yaxis": "y2",
+                                         "line": {"color": color, "width": 3},
+                                         "hovertemplate": f"{name}: %{{y:.0%}} dead<extra></extra>"}))
+    return traces
+
+
+def _flow_values(snaps: Sequence[PlaygroundSnapshot], what: str) -> list[float]:
+    kind, i = what.split()
+    i = int(i)
+    return [s.grad_norms[i] for s in snaps] if kind == "norm" else [s.dead[i] for s in snaps]
+
+
+def _drawn(snaps: Sequence[PlaygroundSnapshot]) -> list[PlaygroundSnapshot]:
+    return [s for s in snaps if s.grad_norms and not s.diverged and s.step > 0]
+
+
+def gradient_flow_figure(snaps: Sequence[PlaygroundSnapshot]) -> go.Figure:
+    """Top: |dLoss/dW| per layer (log scale) with the training loss; bottom: dead units per hidden layer."""
+    good = thin(_drawn(snaps), POINTS)
+    layers = len(good[-1].grad_norms) if good else 0
+    steps = [s.step for s in good]
+    fig = go.Figure(layout=_flow_layout())
+    for what, trace in _flow_traces(layers):
+        fig.add_scatter(x=steps, y=_flow_values(good, what), **{k: v for k, v in trace.items() if k != "type"})
     return style(fig)
+
+
+def gradient_flow_live(snaps: Sequence[PlaygroundSnapshot], layers: int) -> tuple[dict, dict]:
+    """The same chart for the live chart: ``({"layout", "traces"}, curves)``, curves keyed ``"f<trace>"`` in
+    the live payload's form: the steps that are multiples of a power of 2 chosen so that ``LIVE_POINTS`` to twice
+    as many remain (the payload is built several times a second; the browser draws ``POINTS`` of them).
+    A value that is not a finite number travels as null (JSON has no NaN), which Plotly leaves out."""
+    good = _drawn(snaps)
+    stride = 1 << (len(good) // (2 * LIVE_POINTS)).bit_length()  # a power of 2: the same steps build after build
+    good = [s for s in good[:-1] if s.step % stride == 0] + good[-1:]  # and always the newest
+    steps = [s.step for s in good]
+    spec = {"layout": _flow_layout(), "traces": [], "points": POINTS}
+    curves = {}
+    for k, (what, trace) in enumerate(_flow_traces(layers)):
+        spec["traces"].append(trace)
+        ys = _flow_values(good, what)
+        curves[f"f{k}"] = {"x": steps, "y": ys if all(map(math.isfinite, ys)) else
+                           [v if math.isfinite(v) else None for v in ys]}
+    return spec, curves
 
 
 def vanishing_ratio(s: PlaygroundSnapshot) -> float:

@@ -1,14 +1,18 @@
 """TF Playground's network diagram in Plotly: each neuron a small heatmap of its output over the plane,
 links coloured by the sign of their weight and as thick as its size (hover for the value), each bias a small
-square at its neuron's corner. Pure: a ``diagram.NetworkState`` in, a figure out."""
+square at its neuron's corner. Pure: a ``diagram.NetworkState`` in, a figure out (or, for the live chart, the
+same picture as compact data that studio/live_chart.js paints on a canvas)."""
 
 from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
 from .diagram import NetworkState
-from .theme import CLASS_COLORS, base_layout, style
+from .theme import CLASS_COLORS, FONT, base_layout, style
 
 TILE, GAP_X, GAP_Y = 1.0, 2.2, 1.35  # a neuron's size, and the distance between columns and between rows
 SCALE = [[0, CLASS_COLORS[0]], [0.5, "#f7f7f7"], [1, CLASS_COLORS[1]]]  # -1 red, 0 white, +1 blue
@@ -95,3 +99,34 @@ def network_figure(state: NetworkState) -> go.Figure:
     for c, text in enumerate(headers):
         fig.add_annotation(x=c * GAP_X, y=1, yref="paper", text=text, showarrow=False, yanchor="bottom")  # above
     return style(fig)
+
+
+# ---- the live diagram: the same picture, painted on a canvas by studio/live_chart.js ----
+
+def _rgb(color: str) -> list[int]:
+    return [int(color[i:i + 2], 16) for i in (1, 3, 5)]
+
+
+def network_live_spec(names: Sequence[str], hidden: Sequence[int], grid: int, *, title: str, note: str) -> dict:
+    """What stays the same while a run goes: the columns (input features ``names``, ``hidden`` widths, one
+    output), their headers and the colours (red -1, white 0, blue +1), as ``network_figure`` draws them.
+    ``title`` and ``note`` are shown as plain text."""
+    sizes = [len(names), *hidden, 1]
+    labels = [list(names), *([f"layer {c}, neuron {i + 1}" for i in range(n)] for c, n in
+                             enumerate(hidden, start=1)), ["output"]]
+    return {"columns": sizes, "labels": labels, "grid": grid,
+            "headers": ["inputs", *(f"layer {c}" for c in range(1, len(sizes) - 1)), "output"],
+            "colors": [_rgb(c) for _, c in SCALE], "width_bins": [b for b in WIDTH_BINS if np.isfinite(b)],
+            "title": title, "note": note, "font": {"size": FONT["size"], "family": FONT["family"]}}
+
+
+def network_live_state(state: NetworkState) -> dict:
+    """One state of the diagram, compact: every neuron's map as bytes (-1..1 to 0..255, column by column, each
+    map row by row from the bottom), the weights (each matrix (out, in), row by row) and biases as float32."""
+    maps = np.concatenate([m.reshape(-1) for m in state.maps])
+    levels = np.round((np.clip(np.nan_to_num(maps), -1, 1) + 1) * 127.5).astype(np.uint8)
+    weights = np.concatenate([w.reshape(-1) for w in state.weights]).astype("<f4")
+    biases = np.concatenate([b.reshape(-1) for b in state.biases]).astype("<f4")
+    return {"step": state.step, "maps": base64.b64encode(levels.tobytes()).decode("ascii"),
+            "weights": base64.b64encode(np.nan_to_num(weights).tobytes()).decode("ascii"),
+            "biases": base64.b64encode(np.nan_to_num(biases).tobytes()).decode("ascii")}

@@ -106,11 +106,18 @@ def _loss_top(good: Sequence[PlaygroundSnapshot]) -> float:
 
 def playground_live_payload(snaps: Sequence[PlaygroundSnapshot], extent, grid: int, train, test, *, run_id: str,
                             status: str, status_text: str, steps_axis: int,
-                            curve: Sequence[PlaygroundSnapshot] | None = None) -> dict:
+                            curve: Sequence[PlaygroundSnapshot] | None = None,
+                            diagram: tuple[dict, dict | None] | None = None, flow: tuple[dict, dict] | None = None
+                            ) -> dict:
     """Decision surface under the train (filled) and test (hollow) points, loss and accuracy below.
     The surface travels as a grid per state; the browser draws it on a canvas under the plot area.
     ``curve``: the states the loss and accuracy curves are drawn from (light ones, for every recorded step)
-    when ``snaps`` keeps only some of them; ``snaps`` by default."""
+    when ``snaps`` keeps only some of them; ``snaps`` by default.
+
+    Drawn under them while a run goes: ``diagram``, the network (``figures_network.network_live_spec`` and one
+    ``network_live_state``, which rides on the newest state, so the diagram repaints once per feed update, a
+    few times a second); ``flow``, the gradient flow (``figures_gradflow.gradient_flow_live``), whose curves
+    join the others."""
     good = [s for s in snaps if not s.diverged]
     points = good if curve is None else [s for s in curve if not s.diverged]
     layout = _layout(extent, steps_axis)
@@ -121,9 +128,15 @@ def playground_live_payload(snaps: Sequence[PlaygroundSnapshot], extent, grid: i
               6: {"x": steps, "y": [s.test_accuracy for s in points]}}
     states = [{"seq": s.step, "step": s.step, "traces": {}, "surface": s.surface, "caption": caption(s),
                "metrics": metrics(s)} for s in good[-LIVE_WINDOW:]]
-    return _payload(run_id, status, status_text, layout, _points(train, test) + _curves(), curves, states,
+    if diagram is not None and diagram[1] is not None and states:
+        states[-1]["diagram"] = diagram[1]
+    if flow is not None:
+        curves.update(flow[1])
+    data = _payload(run_id, status, status_text, layout, _points(train, test) + _curves(), curves, states,
                     height=LIVE_HEIGHT, empty_caption="Press Play to train.", window=LIVE_WINDOW,
                     max_behind=LIVE_WINDOW, surface={"colors": SURFACE_RGB})
+    data["diagram"], data["flow"] = diagram and diagram[0], flow and flow[0]
+    return data
 
 
 def playground_replay_figure(snaps: Sequence[PlaygroundSnapshot], extent, grid: int, train, test):

@@ -4,10 +4,10 @@ Playground's way, with its gradient flow beside and the run as a PyTorch script.
 import numpy as np
 import streamlit as st
 
-from autodiff_core.diagram import MAX_WIDTH, drawable, network_state
+from autodiff_core.diagram import GRID, MAX_WIDTH, ParamTap, drawable, network_state
 from autodiff_core.features import ordered
-from autodiff_core.figures_gradflow import discretized, gradient_flow_figure, regression_labels
-from autodiff_core.figures_network import network_figure
+from autodiff_core.figures_gradflow import discretized, gradient_flow_figure, gradient_flow_live, regression_labels
+from autodiff_core.figures_network import network_figure, network_live_spec, network_live_state
 from autodiff_core.figures_playground import LIVE_WINDOW, playground_live_payload, playground_replay_figure
 from autodiff_core.functions import activation_names
 from autodiff_core.graph import to_dot
@@ -17,6 +17,7 @@ from autodiff_core.playground_data import PLAYGROUND_DATASETS, label_noise_note
 from autodiff_core.recording import every_step_then_sparser
 from autodiff_core.script_export import export_script, exportable
 from autodiff_core.slow_step import forward_backward_table, slow_step, update_table
+from autodiff_core.theme import present_layout
 from studio import classroom, presenter
 from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
@@ -137,8 +138,9 @@ def record(snap) -> None:
 
 def play(pg: Playground, speed: float | None) -> None:
     history, curve = st.session_state["pg_history"], st.session_state["pg_curve"]
-    run = LiveRun("playground", pg.config, lambda: every_step_then_sparser(pg.run, total=100_000), lambda s: s.step,
-                  speed=speed, session_id=current_session_id(), snapshots=list(history[:-1]),
+    tap = st.session_state["pg_tap"] = ParamTap(pg)  # the live diagram's weights, a few states a second
+    run = LiveRun("playground", pg.config, lambda: tap.stream(every_step_then_sparser(pg.run, total=100_000)),
+                  lambda s: s.step, speed=speed, session_id=current_session_id(), snapshots=list(history[:-1]),
                   light=lambda s: s.light(), trail=[s for s in curve if s.step < pg.steps_done])
     st.session_state["playground_run"] = run.start()
 
@@ -229,9 +231,39 @@ def idle_status() -> str:
     return status_text(run, "step", None)
 
 
+NETWORK_NOTE = ("Each neuron is drawn as what it computes over the plane (red -1, white 0, blue +1). Links are "
+                "blue for positive weights and red for negative, thicker when larger; each bias is the small square "
+                "at its neuron's corner. Hover for values.")
+FLOW_NOTE = ("Each layer's gradient norm |dLoss/dW| at each step (log scale), and the share of each hidden layer's "
+             "units that are dead: the same output for every training point, so no gradient passes.")
+
+
+def live_diagram(run: LiveRun | None) -> tuple[dict, dict | None] | None:
+    """The diagram at the newest state whose weights the run's tap copied, and a copy asked of the next one."""
+    if run is None or tap is None or not drawable(pg):
+        return None
+    spec = network_live_spec(pg.config.features, pg.config.hidden, GRID, title="The network", note=NETWORK_NOTE)
+    if tap.latest is None:
+        return spec, None
+    step, params = tap.latest
+    tap.want()
+    return spec, network_live_state(network_state(pg, params=params, step=step))
+
+
+def live_flow(run: LiveRun | None, curve: list) -> tuple[dict, dict] | None:
+    if run is None:
+        return None
+    spec, curves = gradient_flow_live(curve, len(pg.config.hidden) + 1)
+    spec.update(title="Gradient flow", note=FLOW_NOTE)
+    if presenting:
+        present_layout(spec["layout"])
+    return spec, curves
+
+
 # The live feed calls payload() off the script thread, where session state cannot be read: read it now.
 steps_shown, curve_shown = st.session_state["pg_history"], st.session_state["pg_curve"]
 idle_id, idle_text = f"idle-{id(pg)}-{st.session_state['pg_view']}", idle_status()
+tap, presenting = st.session_state.get("pg_tap"), presenter.presenting()
 
 
 def payload(run: LiveRun | None) -> dict:
@@ -242,7 +274,8 @@ def payload(run: LiveRun | None) -> dict:
     data = playground_live_payload(
         snaps, pg.extent, pg.config.grid, train, test, run_id=run.run_id if run else idle_id,
         status=run.status if run else "idle", status_text=status_text(run, "step", None) if run else idle_text,
-        steps_axis=max(500, int(last * 1.25) if run else last), curve=curve)  # room to grow only while live
+        steps_axis=max(500, int(last * 1.25) if run else last), curve=curve,  # room to grow only while live
+        diagram=live_diagram(run), flow=live_flow(run, curve))
     return regression_labels(data) if regression else data
 
 
@@ -279,9 +312,7 @@ if run is None and st.session_state.pg_slow and trace is not None and trace.step
     st.dataframe(update_table(trace), hide_index=True)
 if run is None:
     st.subheader("The network")
-    st.caption("Each neuron is drawn as what it computes over the plane (red -1, white 0, blue +1). Links are "
-               "blue for positive weights and red for negative, thicker when larger; each bias is the small square "
-               "at its neuron's corner. Hover for values. Redrawn after each Step and when a run pauses.")
+    st.caption(NETWORK_NOTE)
     if drawable(pg):
         plot(network_figure(network_state(pg)), key="pg_network", **CLICKABLE)
     else:
@@ -289,8 +320,7 @@ if run is None:
     weight_editor(pg, new_history)
 if run is None and len(history) > 1:
     st.subheader("Gradient flow")
-    st.caption("Each layer's gradient norm |dLoss/dW| at each step (log scale), and the share of each hidden "
-               "layer's units that are dead: the same output for every training point, so no gradient passes.")
+    st.caption(FLOW_NOTE)
     plot(gradient_flow_figure(curve_shown), key="pg_gradflow")
 if run is None and pg.steps_done > 0 and pg.config.device == "cpu" and exportable(pg.config.activation):
     st.download_button("Export the run as a PyTorch script", export_script(pg), file_name="playground_run.py",

@@ -12,6 +12,7 @@ const GOING = ["queued", "starting", "running"];  // a run's statuses while it i
 const MAX_POINTS = 20000;  // per curve: beyond it the chart keeps every other point of the older part
 const MAX_STATES = 240;  // states kept for painting; older ones have been painted or skipped
 const CANVAS_POINTS = 2000;  // a marker trace with more points than this is drawn on a canvas (see drawPoints)
+const FLOW_MS = 250;  // the gradient flow repaints at most this often (a whole Plotly.react each time)
 const PLOT_CONFIG = { displayModeBar: false, responsive: true };
 const ANIMATE = { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } };
 
@@ -145,6 +146,7 @@ function paint(root, state, data) {
   const update = {};  // trace index -> new x, y, ...
   for (const [i, props] of Object.entries(state.traces || {})) update[i] = Object.assign({}, props);
   for (const [i, curve] of Object.entries(data.curves || {})) {
+    if (i[0] === "f") continue;  // the gradient flow's (see paintFlow)
     const n = upperBound(curve.x, state.step);
     update[i] = Object.assign(update[i] || {}, { x: curve.x.slice(0, n), y: curve.y.slice(0, n) });
   }
@@ -195,6 +197,254 @@ function paint(root, state, data) {
   Object.assign(root.dataset, { run: data.run, painted: state.seq, step: state.step, paints: s.paints });
 }
 
+// ---- the network diagram (lesson 5): figures_network.network_live_spec and network_live_state ----
+const TILE = 1.0, GAP_X = 2.2, GAP_Y = 1.35;  // as autodiff_core/figures_network.py draws it
+
+function decode(b64, Type) {
+  const text = atob(b64), bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return Type === Uint8Array ? bytes : new Type(bytes.buffer);
+}
+
+function onScreen(root, el) {
+  // Whether ``el`` is in the viewport (an IntersectionObserver keeps it up to date): the diagram and the
+  // gradient flow paint only while seen, and catch up with the newest state once scrolled into view.
+  const s = root.__studio;
+  if (!s.seen) {
+    s.seen = new Map();
+    if (!window.IntersectionObserver) return true;
+    s.observer = new IntersectionObserver((entries) => entries.forEach((e) => {
+      s.seen.set(e.target, e.isIntersecting);
+      if (e.isIntersecting) catchUp(root);
+    }));
+  }
+  if (!s.seen.has(el)) { s.seen.set(el, true); if (s.observer) s.observer.observe(el); }
+  return s.seen.get(el);
+}
+
+function catchUp(root) {  // a section scrolled into view: paint what it missed
+  const s = root.__studio, data = s.data;
+  if (!data) return;
+  if (s.diagramLatest) paintDiagram(root, s.diagramLatest, data);
+  if (data.flow && s.flowStep !== undefined) paintFlow(root, s.flowStep, data);
+}
+
+function showSections(root, data) {
+  const diagram = root.querySelector(".studio-diagram-wrap"), flow = root.querySelector(".studio-flow-wrap");
+  diagram.hidden = !data.diagram;
+  flow.hidden = !data.flow;
+  const s = root.__studio;
+  if (data.diagram) {
+    setText(diagram.querySelector(".studio-section-note"), data.diagram.note || "");
+    if (s.diagramRun !== data.run) { s.diagramRun = data.run; s.diagramStep = -1; }
+  }
+  if (data.flow) {
+    setText(flow.querySelector(".studio-section-title"), data.flow.title || "");
+    setText(flow.querySelector(".studio-section-note"), data.flow.note || "");
+  } else if (s.flowDrawn) {
+    window.Plotly && window.Plotly.purge(flow.querySelector(".studio-flow"));
+    s.flowDrawn = false;
+  }
+}
+
+function diagramGeometry(spec, width) {
+  const cols = spec.columns, rows = Math.max(...cols), height = 120 + 62 * rows;
+  const x0 = -TILE, x1 = (cols.length - 1) * GAP_X + TILE, y0 = -(rows / 2) * GAP_Y, y1 = (rows / 2) * GAP_Y + 0.3;
+  const top = 40, unit = Math.min((width - 20) / (x1 - x0), (height - top - 10) / (y1 - y0));
+  const left = (width - unit * (x1 - x0)) / 2, bottom = top + (height - top - 10 + unit * (y1 - y0)) / 2;
+  const px = (x) => left + (x - x0) * unit, py = (y) => bottom - (y - y0) * unit;
+  const centres = cols.map((n, c) => Array.from({ length: n }, (_, i) => [px(c * GAP_X), py((n - 1 - i - (n - 1) / 2) * GAP_Y)]));
+  return { width, height, unit, centres, top };
+}
+
+function paintDiagram(root, d, data) {
+  const s = root.__studio, spec = data.diagram;
+  const wrap = root.querySelector(".studio-diagram-wrap"), canvas = wrap.querySelector("canvas");
+  s.diagramLatest = d;
+  if (!spec || d.step === s.diagramStep && s.diagramWidth === root.clientWidth) return;
+  if (s.diagramStep !== -1 && !onScreen(root, canvas)) return;  // the first paint gives the section its height
+  const width = Math.max(200, wrap.clientWidth || root.clientWidth), g = spec.grid;
+  const geo = diagramGeometry(spec, width), dpr = window.devicePixelRatio || 1;
+  if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(geo.height * dpr)) {
+    canvas.width = Math.round(width * dpr);
+    canvas.height = Math.round(geo.height * dpr);
+    canvas.style.height = `${geo.height}px`;
+  }
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, width, geo.height);
+  const maps = decode(d.maps, Uint8Array), weights = decode(d.weights, Float32Array), biases = decode(d.biases, Float32Array);
+  const [red, white, blue] = spec.colors, tile = TILE * geo.unit, bins = spec.width_bins || [];
+  // links, under the tiles: from neuron i of column c to neuron j of column c + 1, weight (out, in) row by row
+  const links = [], groups = new Map();  // (sign, width) -> segments: one stroke each
+  let w0 = 0;
+  for (let c = 0; c + 1 < spec.columns.length; c++) {
+    const nIn = spec.columns[c], nOut = spec.columns[c + 1];
+    for (let j = 0; j < nOut; j++) {
+      for (let i = 0; i < nIn; i++) {
+        const w = weights[w0 + j * nIn + i], [ax, ay] = geo.centres[c][i], [bx, by] = geo.centres[c + 1][j];
+        const seg = [ax + tile / 2, ay, bx - tile / 2, by, w];
+        links.push(seg);
+        const key = (w > 0 ? 100 : 0) + bins.filter((b) => b < Math.abs(w)).length;
+        (groups.get(key) || groups.set(key, []).get(key)).push(seg);
+      }
+    }
+    w0 += nIn * nOut;
+  }
+  ctx.globalAlpha = 0.75;
+  for (const [key, segs] of [...groups].sort((a, b) => a[0] - b[0])) {
+    ctx.strokeStyle = `rgb(${(key >= 100 ? blue : red).join()})`;
+    ctx.lineWidth = 1 + (key % 100);
+    ctx.beginPath();
+    for (const seg of segs) { ctx.moveTo(seg[0], seg[1]); ctx.lineTo(seg[2], seg[3]); }
+    ctx.stroke();
+  }
+  ctx.globalAlpha = 1;
+  // tiles: each neuron's map, g x g cells, row 0 at the bottom
+  const small = s.diagramTile || (s.diagramTile = document.createElement("canvas"));
+  small.width = g;
+  small.height = g;
+  const sctx = small.getContext("2d"), img = sctx.createImageData(g, g);
+  ctx.imageSmoothingEnabled = false;
+  let m0 = 0;
+  spec.columns.forEach((n, c) => {
+    for (let i = 0; i < n; i++, m0 += g * g) {
+      for (let r = 0; r < g; r++) {
+        for (let k = 0; k < g; k++) {
+          const v = maps[m0 + r * g + k] / 127.5 - 1, [a, b, t] = v < 0 ? [white, red, -v] : [white, blue, v];
+          const p = ((g - 1 - r) * g + k) * 4;
+          for (let ch = 0; ch < 3; ch++) img.data[p + ch] = Math.round(a[ch] + (b[ch] - a[ch]) * t);
+          img.data[p + 3] = 255;
+        }
+      }
+      sctx.putImageData(img, 0, 0);
+      const [cx, cy] = geo.centres[c][i];
+      ctx.drawImage(small, cx - tile / 2, cy - tile / 2, tile, tile);
+    }
+  });
+  // biases: a small square at the lower left corner of each neuron after the inputs
+  let b0 = 0;
+  spec.columns.slice(1).forEach((n, c) => {
+    for (let i = 0; i < n; i++, b0++) {
+      const [cx, cy] = geo.centres[c + 1][i];
+      ctx.fillStyle = `rgb(${(biases[b0] > 0 ? blue : red).join()})`;
+      ctx.strokeStyle = "white";
+      ctx.lineWidth = 1;
+      ctx.fillRect(cx - tile / 2 - 4.5, cy + tile / 2 - 4.5, 9, 9);
+      ctx.strokeRect(cx - tile / 2 - 4.5, cy + tile / 2 - 4.5, 9, 9);
+    }
+  });
+  ctx.fillStyle = "#262730";
+  ctx.font = `${spec.font.size}px ${spec.font.family}`;
+  ctx.textAlign = "center";
+  ctx.textBaseline = "bottom";
+  spec.headers.forEach((h, c) => ctx.fillText(h, geo.centres[c][0][0], geo.top - 6));
+  s.diagramHover = { geo, links, maps, biases, spec, tile };
+  s.diagramStep = d.step;
+  s.diagramWidth = root.clientWidth;
+  s.diagramPaints = (s.diagramPaints || 0) + 1;
+  setText(wrap.querySelector(".studio-section-title"), `${spec.title} at step ${d.step.toLocaleString("en-US")}`);
+  Object.assign(root.dataset, { diagramStep: d.step, diagramPaints: s.diagramPaints });
+  hoverDiagram(root, canvas);
+}
+
+function hoverDiagram(root, canvas) {
+  // What the static figure shows on hover: a neuron's name, bias and output there; a link's weight.
+  if (canvas.__studioHover) return;
+  canvas.__studioHover = true;
+  const tip = root.querySelector(".studio-diagram-tip");
+  canvas.addEventListener("mouseleave", () => { tip.hidden = true; });
+  canvas.addEventListener("mousemove", (ev) => {
+    const h = root.__studio.diagramHover;
+    if (!h) return;
+    const box = canvas.getBoundingClientRect(), x = ev.clientX - box.left, y = ev.clientY - box.top;
+    const text = hitDiagram(h, x, y);
+    tip.hidden = !text;
+    if (!text) return;
+    tip.textContent = text;
+    tip.style.left = `${Math.min(x + 12, box.width - 180)}px`;
+    tip.style.top = `${y + 12}px`;
+  });
+}
+
+function hitDiagram(h, x, y) {
+  const { geo, spec, tile, maps, biases } = h, g = spec.grid;
+  let m0 = 0, b0 = 0;
+  for (let c = 0; c < spec.columns.length; c++) {
+    for (let i = 0; i < spec.columns[c]; i++, m0 += g * g) {
+      const [cx, cy] = geo.centres[c][i], bias = c > 0 ? biases[b0 + i] : null;
+      if (Math.abs(x - (cx - tile / 2)) <= 5 && Math.abs(y - (cy + tile / 2)) <= 5 && c > 0) return `bias ${fmt(bias)}`;
+      if (Math.abs(x - cx) <= tile / 2 && Math.abs(y - cy) <= tile / 2) {
+        const k = Math.min(g - 1, Math.floor((x - cx + tile / 2) / tile * g));
+        const r = Math.min(g - 1, Math.floor((cy + tile / 2 - y) / tile * g));
+        const out = (maps[m0 + r * g + k] / 127.5 - 1).toFixed(2);
+        return `${spec.labels[c][i]}${c > 0 ? `, bias ${fmt(bias)}` : ""}, output ${out}`;
+      }
+    }
+    if (c > 0) b0 += spec.columns[c];
+  }
+  let best = null, bestD = 5;
+  for (const [ax, ay, bx, by, w] of h.links) {
+    const dx = bx - ax, dy = by - ay, t = Math.max(0, Math.min(1, ((x - ax) * dx + (y - ay) * dy) / (dx * dx + dy * dy)));
+    const d = Math.hypot(x - ax - t * dx, y - ay - t * dy);
+    if (d < bestD) { bestD = d; best = w; }
+  }
+  return best === null ? "" : `weight ${fmt(best)}`;
+}
+
+function fmt(v) {
+  return `${v >= 0 ? "+" : ""}${v.toFixed(3)}`;
+}
+
+// ---- the gradient flow (lesson 5): figures_gradflow.gradient_flow_live ----
+function paintFlow(root, step, data) {
+  // Axis ranges are fixed here and change only now and then (the step axis doubles, the log axis grows by
+  // whole decades), so most repaints take Plotly's animation path, which does not lay the chart out again.
+  const s = root.__studio, spec = data.flow, div = root.querySelector(".studio-flow");
+  s.flowStep = step;
+  if (div.data && !onScreen(root, div)) return;
+  let lo = Infinity, hi = -Infinity;
+  const traces = spec.traces.map((t, k) => {
+    const curve = (data.curves || {})[`f${k}`] || { x: [], y: [] };
+    const n = upperBound(curve.x, step), every = Math.max(1, Math.ceil(n / (spec.points || 400)));
+    const x = [], y = [];
+    const add = (i) => {
+      x.push(curve.x[i]);
+      y.push(curve.y[i]);
+      if ((t.yaxis || "y") === "y" && curve.y[i] > 0) { lo = Math.min(lo, curve.y[i]); hi = Math.max(hi, curve.y[i]); }
+    };
+    for (let i = 0; i < n; i += every) add(i);
+    if (n && (n - 1) % every) add(n - 1);  // always the newest
+    return Object.assign({}, t, { x, y });
+  });
+  const r = s.flowRanges && s.flowRun === data.run ? s.flowRanges : { x: 500, lo: 0, hi: 0 };
+  while (step > r.x) r.x *= 2;
+  if (Number.isFinite(lo)) {
+    const a = Math.floor(Math.log10(lo)), b = Math.ceil(Math.log10(hi) + 1e-9);
+    if (r.lo === r.hi) { r.lo = a; r.hi = Math.max(b, a + 1); } else { r.lo = Math.min(r.lo, a); r.hi = Math.max(r.hi, b); }
+  }
+  const key = `${data.run}|${r.x}|${r.lo}|${r.hi}|${root.clientWidth}`;
+  if (key !== s.flowKey || !div.data) {
+    const layout = JSON.parse(JSON.stringify(spec.layout));
+    layout.xaxis2 = Object.assign(layout.xaxis2 || {}, { range: [0, r.x], autorange: false });
+    if (r.lo !== r.hi) layout.yaxis = Object.assign(layout.yaxis || {}, { range: [r.lo, r.hi], autorange: false });
+    div.style.height = `${spec.layout.height || 520}px`;
+    window.Plotly.react(div, traces, layout, PLOT_CONFIG);
+    s.flowKey = key;
+  } else {
+    window.Plotly.animate(div, { data: traces.map((t) => ({ x: t.x, y: t.y })), traces: traces.map((_, i) => i) }, ANIMATE)
+      .catch(() => {});  // a newer repaint interrupts this one: expected
+  }
+  Object.assign(s, { flowRanges: r, flowRun: data.run, flowDrawn: true, flowPaints: (s.flowPaints || 0) + 1 });
+  root.dataset.flowPaints = s.flowPaints;
+}
+
+function timed(root, key, work) {  // the milliseconds each part costs, summed, for bench/browser_live.py
+  const t0 = performance.now();
+  work();
+  root.dataset[key] = Math.round(Number(root.dataset[key] || 0) + performance.now() - t0);
+}
+
 function drawing(s, promise) {
   // Paint again only once this drawing is done, and, when it took over 30 ms, after as long again: a
   // chart that costs the browser 100 ms a frame then paints 5 frames a second and leaves the page half
@@ -243,6 +493,14 @@ function tick(root) {
     : pending.length > data.max_behind ? pending[pending.length - Math.ceil(data.max_behind / 4)] : pending[0];
   s.painted = state.seq;
   paint(root, state, data);
+  // The diagram rides on some states only (a few a second): the newest of them up to the one painted,
+  // also when a jump ahead skipped it.
+  const withDiagram = pending.filter((st) => st.diagram && st.seq <= state.seq).pop();
+  if (withDiagram) timed(root, "diagramMs", () => paintDiagram(root, withDiagram.diagram, data));
+  if (data.flow && now - (s.flowAt || 0) > FLOW_MS) {
+    s.flowAt = now;
+    timed(root, "flowMs", () => paintFlow(root, state.step, data));
+  }
 }
 
 function newestSeq(data) {
@@ -348,6 +606,7 @@ function setData(root, data) {
   if (s.lost && data.run !== s.lost.run && GOING.includes(data.status)) s.lost = null;  // a new run
   s.data = data;
   layoutChanged(root);
+  showSections(root, data);
 }
 
 export default function (component) {

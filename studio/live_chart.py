@@ -22,6 +22,14 @@ _HTML = """<div class="studio-live">
   <div class="studio-caption"></div>
   <div class="studio-plot-wrap"><div class="studio-plot"></div></div>
   <div class="studio-metrics"></div>
+  <div class="studio-diagram-wrap" hidden>
+    <div class="studio-section-title"></div><div class="studio-section-note"></div>
+    <canvas class="studio-diagram"></canvas><div class="studio-diagram-tip" hidden></div>
+  </div>
+  <div class="studio-flow-wrap" hidden>
+    <div class="studio-section-title"></div><div class="studio-section-note"></div>
+    <div class="studio-flow"></div>
+  </div>
 </div>"""
 
 _CSS = """
@@ -37,6 +45,14 @@ _CSS = """
 .studio-metric { display: flex; flex-direction: column; font-variant-numeric: tabular-nums; }
 .studio-metric span { font-size: 0.85rem; opacity: 0.75; }
 .studio-metric b { font-size: 1.35rem; font-weight: 600; }
+.studio-diagram-wrap, .studio-flow-wrap { position: relative; margin-top: 1.5rem; }
+.studio-diagram-wrap[hidden], .studio-flow-wrap[hidden] { display: none; }
+.studio-section-title { font-size: 1.5rem; font-weight: 600; line-height: 1.2; margin-bottom: 0.25rem;
+  font-variant-numeric: tabular-nums; }
+.studio-section-note { font-size: 0.875rem; opacity: 0.6; margin-bottom: 0.5rem; }
+.studio-diagram { display: block; width: 100%; background: white; }
+.studio-diagram-tip { position: absolute; z-index: 2; pointer-events: none; background: white; padding: 2px 6px;
+  border: 1px solid #bbb; border-radius: 3px; font-size: 1rem; white-space: nowrap; }
 """
 
 _JS = (Path(__file__).with_name("live_chart.js")).read_text(encoding="utf-8")
