@@ -7,8 +7,13 @@ the same run by the engine alone in this process.
 iterations at full speed): what the feed sends per poll, states painted per second, Stop click to
 'Stopped' on screen, and how long after Stop the chart area has no chart on it.
 
+``--playground``: only lesson 5 at max speed in one tab (the default network, and 6 hidden layers of 8), at
+1280x720 and in a window tall enough to show the network diagram and gradient flow too: states the main
+chart paints per second, diagram and gradient-flow repaints per second, and what the feed sends per poll.
+
     python bench/browser_live.py
     python bench/browser_live.py --largest
+    python bench/browser_live.py --playground
 """
 
 from __future__ import annotations
@@ -126,6 +131,51 @@ def largest() -> None:
           "after the click")
 
 
+DIAGRAM_PAINTS_JS = """() => [Number(document.querySelector('.studio-live')?.dataset.diagramPaints || 0),
+  Number(document.querySelector('.studio-live')?.dataset.flowPaints || 0)]"""
+
+
+def playground(seconds: float = 5.0) -> None:
+    """Lesson 5, one tab, max speed: the main chart's painted states per second with the diagram live, at a
+    laptop's 1280x720 (the diagram and gradient flow below the fold: they paint only when scrolled into
+    view) and at 1280x3000, where the chart, the diagram and the gradient flow are all on screen."""
+    rows = []
+    with streamlit_server() as url, sync_playwright() as p:
+        browser = launch(p)
+        for height in (720, 3000):
+            page = open_page(browser.new_context(viewport={"width": 1280, "height": height}), f"{url}/playground")
+            set_speed(page, "max")
+            for layers in (2, 6):
+                set_number(page, "Hidden layers", layers)
+                rows.append((height, layers, *playground_run(page, seconds)))
+            page.context.close()
+        browser.close()
+    for height, layers, rate, blank, diagram, flow, n, sent, body in rows:
+        print(f"lesson 5, 1280x{height}, {layers} hidden layers of 8, max speed, one tab: main chart {rate:5.1f} "
+              f"painted states/s ({blank} blank samples), diagram {diagram:4.1f}/s, gradient flow {flow:4.1f}/s; "
+              f"{n} feed polls, median {sent / 1e3:.1f} KB over the wire ({body / 1e3:.1f} KB decoded)")
+
+
+def playground_run(page, seconds: float) -> tuple:
+    page.evaluate("() => performance.clearResourceTimings()")
+    page.get_by_role("button", name="Play", exact=True).click()
+    page.wait_for_function(PAINTED_20, timeout=120_000)
+    time.sleep(1)
+    before = page.evaluate(DIAGRAM_PAINTS_JS)
+    samples = sample_live(page, seconds=seconds)[0]
+    after = page.evaluate(DIAGRAM_PAINTS_JS)
+    diagram, flow = ((a - b) / seconds for a, b in zip(after, before, strict=True))
+    rate, _, blank = painted_rate(samples)
+    polls = page.evaluate(FEED_BYTES_JS)
+    page.get_by_role("button", name="Pause", exact=True).click()
+    wait_idle(page)
+    page.get_by_role("button", name="Reset", exact=True).click()
+    wait_idle(page)
+    sent = sorted(t for t, _, _ in polls[1:]) or [0]
+    body = sorted(b for _, b, _ in polls[1:]) or [0]
+    return rate, blank, diagram, flow, len(polls), sent[len(sent) // 2], body[len(body) // 2]
+
+
 def main() -> None:
     with streamlit_server() as url, sync_playwright() as p:
         browser = launch(p)
@@ -208,4 +258,9 @@ def engine_seconds() -> float:
 
 
 if __name__ == "__main__":
-    largest() if "--largest" in sys.argv[1:] else main()
+    if "--largest" in sys.argv[1:]:
+        largest()
+    elif "--playground" in sys.argv[1:]:
+        playground()
+    else:
+        main()
