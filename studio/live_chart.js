@@ -12,7 +12,8 @@ const GOING = ["queued", "starting", "running"];  // a run's statuses while it i
 const MAX_POINTS = 20000;  // per curve: beyond it the chart keeps every other point of the older part
 const MAX_STATES = 240;  // states kept for painting; older ones have been painted or skipped
 const CANVAS_POINTS = 2000;  // a marker trace with more points than this is drawn on a canvas (see drawPoints)
-const FLOW_MS = 250;  // the gradient flow repaints at most this often (a whole Plotly.react each time)
+const FLOW_MS = 400;  // the gradient flow repaints at most this often
+const DIAGRAM_MS = 200;  // and the network diagram
 const PLOT_CONFIG = { displayModeBar: false, responsive: true };
 const ANIMATE = { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } };
 
@@ -235,8 +236,9 @@ function showSections(root, data) {
   flow.hidden = !data.flow;
   const s = root.__studio;
   if (data.diagram) {
+    setText(diagram.querySelector(".studio-section-title"), data.diagram.title || "");
     setText(diagram.querySelector(".studio-section-note"), data.diagram.note || "");
-    if (s.diagramRun !== data.run) { s.diagramRun = data.run; s.diagramStep = -1; }
+    if (s.diagramRun !== data.run) { s.diagramRun = data.run; s.diagramStep = -1; s.diagramNext = null; }
   }
   if (data.flow) {
     setText(flow.querySelector(".studio-section-title"), data.flow.title || "");
@@ -339,11 +341,12 @@ function paintDiagram(root, d, data) {
   ctx.textAlign = "center";
   ctx.textBaseline = "bottom";
   spec.headers.forEach((h, c) => ctx.fillText(h, geo.centres[c][0][0], geo.top - 6));
+  ctx.textAlign = "left";  // the step in the canvas: text changed in the page would lay the page out again
+  ctx.fillText(`step ${d.step.toLocaleString("en-US")}`, 4, geo.top - 6);
   s.diagramHover = { geo, links, maps, biases, spec, tile };
   s.diagramStep = d.step;
   s.diagramWidth = root.clientWidth;
   s.diagramPaints = (s.diagramPaints || 0) + 1;
-  setText(wrap.querySelector(".studio-section-title"), `${spec.title} at step ${d.step.toLocaleString("en-US")}`);
   Object.assign(root.dataset, { diagramStep: d.step, diagramPaints: s.diagramPaints });
   hoverDiagram(root, canvas);
 }
@@ -474,6 +477,7 @@ function tick(root) {
   showStatus(root);
   const now = performance.now();
   if ((s.busy && now - s.busy < 2000) || now < (s.nextAt || 0)) return;  // (a drawing never done: go on)
+  paintBelow(root, now, false);  // what waited for its turn
   const states = data.states || [];
   if (!states.length) {
     if (s.painted !== -1) {  // an empty chart with the run's axes
@@ -496,10 +500,25 @@ function tick(root) {
   // The diagram rides on some states only (a few a second): the newest of them up to the one painted,
   // also when a jump ahead skipped it.
   const withDiagram = pending.filter((st) => st.diagram && st.seq <= state.seq).pop();
-  if (withDiagram) timed(root, "diagramMs", () => paintDiagram(root, withDiagram.diagram, data));
-  if (data.flow && now - (s.flowAt || 0) > FLOW_MS) {
+  if (withDiagram) s.diagramNext = withDiagram.diagram;
+  if (data.flow) s.flowNext = state.step;
+  paintBelow(root, now, ended);
+}
+
+function paintBelow(root, now, force) {
+  // The diagram and the gradient flow, a few times a second: each repaint takes the newest state.
+  const s = root.__studio, data = s.data;
+  if (s.diagramNext && (force || now - (s.diagramAt || 0) > DIAGRAM_MS)) {
+    const d = s.diagramNext;
+    s.diagramNext = null;
+    s.diagramAt = now;
+    timed(root, "diagramMs", () => paintDiagram(root, d, data));
+  }
+  if (data.flow && s.flowNext !== undefined && (force || now - (s.flowAt || 0) > FLOW_MS)) {
+    const step = s.flowNext;
+    s.flowNext = undefined;
     s.flowAt = now;
-    timed(root, "flowMs", () => paintFlow(root, state.step, data));
+    timed(root, "flowMs", () => paintFlow(root, step, data));
   }
 }
 
