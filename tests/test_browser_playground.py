@@ -77,7 +77,7 @@ def shown_value_fits(page, label: str, option: str) -> bool:
 
 
 def live_plot(page):
-    return page.locator(".studio-live .js-plotly-plot")
+    return page.locator(".studio-live .studio-plot")  # the chart, not the gradient flow under it
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
