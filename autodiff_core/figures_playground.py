@@ -139,20 +139,24 @@ def playground_live_payload(snaps: Sequence[PlaygroundSnapshot], extent, grid: i
     return data
 
 
-def playground_replay_figure(snaps: Sequence[PlaygroundSnapshot], extent, grid: int, train, test):
+def playground_replay_figure(snaps: Sequence[PlaygroundSnapshot], extent, grid: int, train, test,
+                             curve: Sequence[PlaygroundSnapshot] | None = None):
     """The recorded run as an animation; heatmap frames need redraw, so at most REPLAY_FRAMES of them.
-    Each frame carries its own caption; Play continues from the frame shown."""
+    Each frame carries its own caption; Play continues from the frame shown. ``curve``: the states the loss
+    and accuracy curves are drawn from (light ones, for every recorded step), where ``snaps``, thinned in a
+    long run, would leave the curves sparse between frames; ``snaps`` by default."""
     import plotly.graph_objects as go
 
     good = [s for s in snaps if not s.diverged]
+    points = good if curve is None else [s for s in curve if not s.diverged]
     layout = _layout(extent, max((s.step for s in good), default=1))
-    layout["yaxis2"]["range"] = [0, _loss_top(good)]
+    layout["yaxis2"]["range"] = [0, _loss_top(points)]
     layout["margin"] = {**layout["margin"], "t": REPLAY_TOP, "b": 200}
     fig = go.Figure(data=[_surface(extent, grid), *_points(train, test), *_curves()], layout=layout)
     frames = []
-    steps = [t.step for t in good]
+    steps = [t.step for t in points]
     for s in thin(good, REPLAY_FRAMES):
-        upto = thin(good[:bisect.bisect_right(steps, s.step)], REPLAY_CURVE)  # the curves so far, thinned
+        upto = thin(points[:bisect.bisect_right(steps, s.step)], REPLAY_CURVE)  # the curves so far, thinned
         st = np.array([t.step for t in upto], np.int32)  # arrays: quick to build, sent in binary
         train_loss, test_loss, test_acc = (np.array([getattr(t, k) for t in upto], np.float32)
                                            for k in ("train_loss", "test_loss", "test_accuracy"))
@@ -163,7 +167,7 @@ def playground_replay_figure(snaps: Sequence[PlaygroundSnapshot], extent, grid: 
     if frames:  # start on the last frame; Play runs from the start, or on from wherever Pause left it
         fig.data[0].z = good[-1].surface
         for i, key in ((5, "train_loss"), (6, "test_loss"), (7, "test_accuracy")):
-            fig.data[i].update(x=[t.step for t in good], y=[getattr(t, key) for t in good])
+            fig.data[i].update(x=steps, y=[getattr(t, key) for t in points])
     style(fig)
     fig.update_layout(
         height=REPLAY_HEIGHT,

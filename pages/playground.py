@@ -294,7 +294,8 @@ if ended is not None and not ended.running and ended.status == "error" and idle_
 if run is None and len(history) > 2 and st.toggle("Replay the run as an animation", key="pg_replay_on"):
     quiet_interrupted_animations()
     replay = discretized(history, len(history)) if discretize else history
-    plot(playground_replay_figure(replay, pg.extent, pg.config.grid, train, test), key="pg_replay")
+    plot(playground_replay_figure(replay, pg.extent, pg.config.grid, train, test, curve=curve_shown),
+         key="pg_replay")
 trace = st.session_state.get("pg_slow_trace")
 if run is None and st.session_state.pg_slow and trace is not None and trace.step == pg.steps_done - 1:
     st.subheader(f"Step {trace.step + 1} in slow motion")

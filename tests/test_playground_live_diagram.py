@@ -163,3 +163,20 @@ def test_while_a_run_goes_the_feed_carries_the_diagram_and_gradient_flow(app):
     wait_for_run(at, "playground", timeout=10)
     assert live_payload(at)["diagram"] is None
     assert any(c.proto.id.endswith("pg_network") for c in at.get("plotly_chart")) and not at.exception
+
+
+def test_the_replays_curves_come_from_every_recorded_step_not_from_the_thinned_frames():
+    from autodiff_core.figures_playground import playground_replay_figure
+
+    pg = Playground(PlaygroundConfig(hidden=(4,)))
+    every = list(pg.run(60, 1))
+    snaps, curve = every[::15], [s.light() for s in every]  # whole snapshots thinned, as in a long run
+    points = (pg.points_train.numpy(), pg.y_train.numpy())
+    fig = playground_replay_figure(snaps, pg.extent, pg.config.grid, points, points, curve=curve)
+    names = [t.name for t in fig.data]
+    train_loss = names.index("train loss")
+    assert list(fig.data[train_loss].x) == list(range(61))
+    assert list(fig.data[train_loss].y) == [s.train_loss for s in every]
+    frame = next(f for f in fig.frames if f.name == "30")  # the curves so far, between the frames too
+    loss = frame.data[frame.traces.index(train_loss)]
+    assert list(loss.x) == list(range(31)) and np.allclose(loss.y, [s.train_loss for s in every[:31]])
