@@ -2,7 +2,10 @@
 
 Runs alternate bare/engine in one process, in pairs, and the median of the per-pair ratios is
 printed per trainer (with the ratio of the fastest runs beside it). The engine records a snapshot
-every step; the goal is <= 1.05.
+every step, while the bare loops read a number only now and then, as the tutorials print: the ratio
+includes what the snapshots compute (for the two-layer net, four norms of up to 100,000 numbers each
+step, about 6% of a step). bench/playground_cost.py compares against hand loops that compute the
+same numbers every step (goal <= 1.05 there).
 
     python bench/engine_overhead.py [--rounds 31]
 """
