@@ -6,6 +6,7 @@ live chart paints it while a run goes (``ParamTap`` copies the weights of a few 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -66,16 +67,17 @@ def grid_inputs(pg: Playground, grid: int) -> torch.Tensor:
 
 
 class ParamTap:
-    """Copies the model's weights and biases beside the states of a run, when asked: the live diagram needs
-    them a few times a second, not at every step (a copy costs about as much as 2% of a step).
+    """Copies the model's weights and biases beside some states of a run: the live diagram needs them a few
+    times a second, not at every step (a copy costs about as much as 2% of a step).
 
     ``stream(snaps)`` passes a run's snapshots through. While a snapshot is being handed on, the trainer
-    waits at its ``yield``, so the model holds exactly that snapshot's weights: after ``want()``, the next
-    snapshot's are copied, and ``latest`` is ``(step, params)`` of the newest copy."""
+    waits at its ``yield``, so the model holds exactly that snapshot's weights. The first snapshot's are
+    copied, then one every ``every`` seconds, and the next one after ``want()``; ``latest`` is
+    ``(step, params)`` of the newest copy."""
 
-    def __init__(self, pg: Playground) -> None:
-        self.pg = pg
-        self.wanted = True
+    def __init__(self, pg: Playground, every: float = 0.1) -> None:
+        self.pg, self.every = pg, every
+        self.wanted, self.copied = True, 0.0
         self.latest: tuple[int, Params] | None = None
 
     def want(self) -> None:
@@ -83,8 +85,9 @@ class ParamTap:
 
     def stream(self, snaps: Iterator) -> Iterator:
         for snap in snaps:
-            if self.wanted and not getattr(snap, "diverged", False):
-                self.wanted = False
+            due = self.wanted or time.perf_counter() - self.copied >= self.every
+            if due and not getattr(snap, "diverged", False):
+                self.wanted, self.copied = False, time.perf_counter()
                 with torch.no_grad():
                     self.latest = (snap.step, tuple((layer.weight.detach().clone(), layer.bias.detach().clone())
                                                     for layer in self.pg.model.layers))

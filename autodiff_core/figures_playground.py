@@ -52,14 +52,25 @@ def _layout(extent, steps_axis: int) -> dict:
 
 
 def _points(train, test) -> list[dict]:
+    """Four traces: train and test points of class 0 and 1. ``train`` and ``test`` are ``(points, classes)``,
+    or for a regression ``(points, classes, targets)``: the classes are then the targets' signs, and each point
+    takes its target's colour on the surface's continuous scale (-1 red, 0 white, +1 blue)."""
     traces = []
-    for (x, y), kind, symbol in ((train, "train", "circle"), (test, "test", "circle-open")):
+    for (x, y, *values), kind, symbol in ((train, "train", "circle"), (test, "test", "circle-open")):
         for c in (0, 1):
-            traces.append({"type": "scatter", "mode": "markers", "name": f"{kind} {c}",  # short: two a row on a phone
-                           "x": x[y == c, 0].tolist(), "y": x[y == c, 1].tolist(),
-                           "marker": {"color": CLASS_COLORS[c], "size": 7, "symbol": symbol,
-                                      "line": {"width": 1.5 if kind == "test" else 0.5, "color": "white"
-                                               if kind == "train" else CLASS_COLORS[c]}}})
+            xy = x[y == c]
+            marker = {"color": CLASS_COLORS[c], "size": 7, "symbol": symbol,
+                      "line": {"width": 1.5 if kind == "test" else 0.5, "color": "white"
+                               if kind == "train" else CLASS_COLORS[c]}}
+            if values:  # the most saturated first: the legend shows a trace's first point
+                v = np.asarray(values[0])[y == c]
+                order = np.argsort(-np.abs(v), kind="stable")
+                xy, v = xy[order], v[order]
+                marker.update(color=v.tolist(), colorscale=SURFACE, cmin=-1, cmax=1)
+                marker["line"] = {"width": marker["line"]["width"], "color": "#888888"}  # a target near 0 is white
+            name = (f"{kind} {'> 0' if c else '≤ 0'}" if values else f"{kind} {c}")  # short: two a row on a phone
+            traces.append({"type": "scatter", "mode": "markers", "name": name,
+                           "x": xy[:, 0].tolist(), "y": xy[:, 1].tolist(), "marker": marker})
     return traces
 
 

@@ -196,13 +196,14 @@ st.toggle("Slow motion", key="pg_slow", help="Each Step then shows its forward v
 
 
 def drawn(points, y) -> tuple:
-    """Points with the colour class they are drawn in: regression targets by their sign."""
+    """Points with their class; for a regression, the targets' signs and the targets, which colour them."""
     y = y.cpu().float().numpy()
-    return points.numpy(), (y > 0).astype(np.float32) if pg.config.regression else y
+    return (points.numpy(), (y > 0).astype(np.float32), y) if pg.config.regression else (points.numpy(), y)
 
 
 train = drawn(pg.points_train, pg.y_train)
-test = drawn(pg.points_test, pg.y_test) if st.session_state.pg_show_test else (np.zeros((0, 2)), np.zeros(0))
+shown = None if st.session_state.pg_show_test else 0  # none of the test points when they are hidden
+test = drawn(pg.points_test[:shown], pg.y_test[:shown])
 discretize, regression = st.session_state.pg_discretize, pg.config.regression
 
 
@@ -239,14 +240,13 @@ FLOW_NOTE = ("Each layer's gradient norm |dLoss/dW| at each step (log scale), an
 
 
 def live_diagram(run: LiveRun | None) -> tuple[dict, dict | None] | None:
-    """The diagram at the newest state whose weights the run's tap copied, and a copy asked of the next one."""
+    """The diagram at the newest state whose weights the run's tap copied (ten a second)."""
     if run is None or tap is None or not drawable(pg):
         return None
     spec = network_live_spec(pg.config.features, pg.config.hidden, GRID, title="The network", note=NETWORK_NOTE)
     if tap.latest is None:
         return spec, None
     step, params = tap.latest
-    tap.want()
     return spec, network_live_state(network_state(pg, params=params, step=step))
 
 

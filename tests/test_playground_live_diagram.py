@@ -7,6 +7,7 @@ import time
 from dataclasses import replace
 
 import numpy as np
+import pytest
 import torch
 
 from autodiff_core.diagram import GRID, ParamTap, network_state
@@ -28,7 +29,7 @@ def same(a, b) -> bool:
 
 def test_the_tap_copies_the_weights_of_the_very_state_it_passes_on():
     pg = Playground(PlaygroundConfig(hidden=(4, 3), activation="Tanh", optimizer="SGD + momentum"))
-    tap, at = ParamTap(pg), {}
+    tap, at = ParamTap(pg, every=1e9), {}  # only the first and the one asked for
     for snap in tap.stream(pg.run(30, 1)):  # the trainer waits while the state is handed on
         at[snap.step] = weights_now(pg)
         if snap.step == 10:
@@ -40,10 +41,17 @@ def test_the_tap_copies_the_weights_of_the_very_state_it_passes_on():
     assert tap.latest[0] == 11 and same(tap.latest[1], at[11])  # the state after the request, and only that one
 
 
+def test_the_tap_copies_a_state_every_so_often_without_being_asked():
+    pg = Playground(PlaygroundConfig(hidden=(3,)))
+    tap = ParamTap(pg, every=0.0)
+    for snap in tap.stream(pg.run(5, 1)):
+        assert tap.latest[0] == snap.step and same(tap.latest[1], weights_now(pg))
+
+
 def test_the_diagram_of_copied_weights_is_the_diagram_of_the_model_at_that_step():
     pg = Playground(PlaygroundConfig(dataset="Circles", hidden=(5, 3), activation="Sigmoid",
                                      features=("X1", "X2", "sin X1")))
-    tap = ParamTap(pg)
+    tap = ParamTap(pg, every=1e9)
     for snap in tap.stream(pg.run(20, 1)):
         if snap.step == 7:
             then = network_state(pg)  # from the model itself (tests/test_playground_diagram.py checks it)
@@ -89,7 +97,7 @@ def test_the_newest_state_carries_every_map_weight_and_bias_of_the_diagram():
     assert data["diagram"]["labels"][1][5] == "layer 1, neuron 6" and data["diagram"]["labels"][0] == ["X1", "X2"]
     *older, newest = data["states"]
     assert len(data["states"]) == LIVE_WINDOW and not any("diagram" in s for s in older)
-    assert newest["diagram"]["step"] == state.step == 0  # the tap copied the first state only
+    assert newest["diagram"]["step"] == state.step
     maps, weights, biases = decoded(newest["diagram"])
     assert len(maps) == (2 + 6 + 4 + 1) * GRID * GRID
     levels = np.concatenate([m.reshape(-1) for m in state.maps])
@@ -180,3 +188,25 @@ def test_the_replays_curves_come_from_every_recorded_step_not_from_the_thinned_f
     frame = next(f for f in fig.frames if f.name == "30")  # the curves so far, between the frames too
     loss = frame.data[frame.traces.index(train_loss)]
     assert list(loss.x) == list(range(31)) and np.allclose(loss.y, [s.train_loss for s in every[:31]])
+
+
+def test_regression_points_take_their_targets_colour_on_the_surfaces_scale(app):
+    from autodiff_core.figures_playground import SURFACE
+
+    at = app.switch_page("pages/playground.py").run()
+    at.selectbox(key="pg_dataset").select("Multi-Gaussian (regression)").run()
+    data = live_payload(at)
+    pg = at.session_state["pg_model"]
+    points = data["base"][:4]
+    assert [t["name"] for t in points] == ["train ≤ 0", "train > 0", "test ≤ 0", "test > 0"]
+    targets = {}
+    for t in points:
+        m = t["marker"]
+        assert m["colorscale"] == SURFACE and (m["cmin"], m["cmax"]) == (-1, 1)
+        assert abs(m["color"][0]) == max(abs(v) for v in m["color"])  # the legend shows the strongest colour
+        targets.update(zip(zip(t["x"], t["y"], strict=True), m["color"], strict=True))
+    for xy, y in zip(torch.cat([pg.points_train, pg.points_test]).tolist(), torch.cat([pg.y_train, pg.y_test]).tolist(),
+                     strict=True):
+        assert targets[tuple(xy)] == pytest.approx(y)
+    at.toggle(key="pg_show_test").set_value(False).run()
+    assert [len(t["x"]) for t in live_payload(at)["base"][2:4]] == [0, 0] and not at.exception

@@ -37,9 +37,9 @@ def test_regression_toggles_gradient_flow_and_export(app, tmp_path):
         at.button(key="pg_step").click().run()
     assert not at.exception
     base = {t["name"]: t for t in payload(at)["base"]}
-    assert base["train 0"]["x"] and base["train 1"]["x"]  # targets below and above 0, in the two colours
-    assert not base["test 0"]["x"] and not base["test 1"]["x"]  # test data hidden
-    assert max(map(abs, base["train 0"]["x"])) > 4  # TF's plane, about -6..6
+    assert base["train ≤ 0"]["x"] and base["train > 0"]["x"]  # targets below and above 0
+    assert not base["test ≤ 0"]["x"] and not base["test > 0"]["x"]  # test data hidden
+    assert max(map(abs, base["train ≤ 0"]["x"])) > 4  # TF's plane, about -6..6
     layout = payload(at)["layout"]
     assert layout["yaxis2"]["title"]["text"] == "squared error"
     assert layout["yaxis3"]["title"]["text"] == "variance explained"
