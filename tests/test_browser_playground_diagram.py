@@ -40,6 +40,12 @@ def test_lesson5_diagram_and_gradient_flow_paint_live_at_max_speed(server, brows
       return coloured;
     }""")
     assert pixels > 1000  # tiles and links in the class colours, not a blank canvas
+    tip = diagram.locator(".studio-diagram-tip")
+    for x in range(int(box["width"]) - 5, 0, -8):  # right to left along the middle: the output's tile first
+        page.mouse.move(box["x"] + x, box["y"] + 20 + box["height"] / 2)  # (under the column headers' 40 px)
+        if tip.is_visible():
+            break
+    assert tip.inner_text().startswith("output, bias ")  # hover shows values, as the static figure does
     page.screenshot(path=str(ARTIFACTS / "lesson5-1280x720-live-diagram.png"))
     flow = page.locator(".studio-flow-wrap")
     flow.scroll_into_view_if_needed()
