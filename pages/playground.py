@@ -17,7 +17,7 @@ from autodiff_core.playground_data import PLAYGROUND_DATASETS, label_noise_note
 from autodiff_core.recording import every_step_then_sparser
 from autodiff_core.script_export import export_script, exportable
 from autodiff_core.slow_step import forward_backward_table, slow_step, update_table
-from autodiff_core.theme import present_layout
+from autodiff_core.theme import PRESENT_FONT, present_layout
 from studio import classroom, presenter
 from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
@@ -244,6 +244,8 @@ def live_diagram(run: LiveRun | None) -> tuple[dict, dict | None] | None:
     if run is None or tap is None or not drawable(pg):
         return None
     spec = network_live_spec(pg.config.features, pg.config.hidden, GRID, title="The network", note=NETWORK_NOTE)
+    if presenting:
+        spec["font"]["size"] = PRESENT_FONT
     if tap.latest is None:
         return spec, None
     step, params = tap.latest

@@ -210,3 +210,19 @@ def test_regression_points_take_their_targets_colour_on_the_surfaces_scale(app):
         assert targets[tuple(xy)] == pytest.approx(y)
     at.toggle(key="pg_show_test").set_value(False).run()
     assert [len(t["x"]) for t in live_payload(at)["base"][2:4]] == [0, 0] and not at.exception
+
+
+def test_in_the_presenter_view_the_live_diagram_and_gradient_flow_are_drawn_large(app):
+    from autodiff_core.theme import PRESENT_FONT
+
+    at = app.switch_page("pages/playground.py")
+    at.session_state["present"] = True
+    at.run()
+    at.select_slider(key="pg_speed").set_value("20").run()
+    at.button(key="pg_play").click().run()
+    data = live_payload(at)
+    assert data["diagram"]["font"]["size"] == PRESENT_FONT
+    assert data["flow"]["layout"]["font"]["size"] == PRESENT_FONT
+    at.button(key="pg_pause").click().run()
+    wait_for_run(at, "playground", timeout=10)
+    assert not at.exception
