@@ -200,6 +200,7 @@ function paint(root, state, data) {
 
 // ---- the network diagram (lesson 5): figures_network.network_live_spec and network_live_state ----
 const TILE = 1.0, GAP_X = 2.2, GAP_Y = 1.35;  // as autodiff_core/figures_network.py draws it
+const STEP_ROW = 24;  // px under the diagram for its step
 
 function decode(b64, Type) {
   const text = atob(b64), bytes = new Uint8Array(text.length);
@@ -250,13 +251,15 @@ function showSections(root, data) {
 }
 
 function diagramGeometry(spec, width) {
-  const cols = spec.columns, rows = Math.max(...cols), height = 120 + 62 * rows;
+  const cols = spec.columns, rows = Math.max(...cols), top = 40;
   const x0 = -TILE, x1 = (cols.length - 1) * GAP_X + TILE, y0 = -(rows / 2) * GAP_Y, y1 = (rows / 2) * GAP_Y + 0.3;
-  const top = 40, unit = Math.min((width - 20) / (x1 - x0), (height - top - 10) / (y1 - y0));
+  // The static figure's height, or less where the width cannot use it (a phone): no empty band above and below.
+  const height = Math.min(120 + 62 * rows, Math.ceil(top + 10 + (width - 20) / (x1 - x0) * (y1 - y0)));
+  const unit = Math.min((width - 20) / (x1 - x0), (height - top - 10) / (y1 - y0));
   const left = (width - unit * (x1 - x0)) / 2, bottom = top + (height - top - 10 + unit * (y1 - y0)) / 2;
   const px = (x) => left + (x - x0) * unit, py = (y) => bottom - (y - y0) * unit;
   const centres = cols.map((n, c) => Array.from({ length: n }, (_, i) => [px(c * GAP_X), py((n - 1 - i - (n - 1) / 2) * GAP_Y)]));
-  return { width, height, unit, centres, top };
+  return { width, height: height + STEP_ROW, unit, centres, top, bottom: height };
 }
 
 function paintDiagram(root, d, data) {
@@ -326,23 +329,29 @@ function paintDiagram(root, d, data) {
   });
   // biases: a small square at the lower left corner of each neuron after the inputs
   let b0 = 0;
+  const half = Math.min(4.5, tile / 6);  // 9 px, as in the static figure, or less where the tiles are small
   spec.columns.slice(1).forEach((n, c) => {
     for (let i = 0; i < n; i++, b0++) {
       const [cx, cy] = geo.centres[c + 1][i];
       ctx.fillStyle = `rgb(${(biases[b0] > 0 ? blue : red).join()})`;
       ctx.strokeStyle = "white";
       ctx.lineWidth = 1;
-      ctx.fillRect(cx - tile / 2 - 4.5, cy + tile / 2 - 4.5, 9, 9);
-      ctx.strokeRect(cx - tile / 2 - 4.5, cy + tile / 2 - 4.5, 9, 9);
+      ctx.fillRect(cx - tile / 2 - half, cy + tile / 2 - half, 2 * half, 2 * half);
+      ctx.strokeRect(cx - tile / 2 - half, cy + tile / 2 - half, 2 * half, 2 * half);
     }
   });
   ctx.fillStyle = "#262730";
   ctx.font = `${spec.font.size}px ${spec.font.family}`;
   ctx.textAlign = "center";
   ctx.textBaseline = "bottom";
-  spec.headers.forEach((h, c) => ctx.fillText(h, geo.centres[c][0][0], geo.top - 6));
+  // Column titles; where they would meet (a deep network on a phone), short ones: in, 1, 2, ..., out.
+  const room = spec.columns.length > 1 ? geo.centres[1][0][0] - geo.centres[0][0][0] - 6 : width;
+  const last = spec.headers.length - 1;
+  const short = spec.headers.some((h) => ctx.measureText(h).width > room);
+  const label = (h, c) => (!short ? h : c === 0 ? "in" : c === last ? "out" : String(c));
+  spec.headers.forEach((h, c) => ctx.fillText(label(h, c), geo.centres[c][0][0], geo.top - 6));
   ctx.textAlign = "left";  // the step in the canvas: text changed in the page would lay the page out again
-  ctx.fillText(`step ${d.step.toLocaleString("en-US")}`, 4, geo.top - 6);
+  ctx.fillText(`step ${d.step.toLocaleString("en-US")}`, 4, geo.height - 2);
   s.diagramHover = { geo, links, maps, biases, spec, tile };
   s.diagramStep = d.step;
   s.diagramWidth = root.clientWidth;
