@@ -241,7 +241,12 @@ function showSections(root, data) {
     setText(diagram.querySelector(".studio-section-note"), data.diagram.note || "");
     if (s.diagramRun !== data.run) { s.diagramRun = data.run; s.diagramStep = -1; s.diagramNext = null; }
   }
+  if (data.diagram) {  // the room the diagram will take, before its first paint: nothing below jumps
+    const canvas = diagram.querySelector("canvas");
+    if (!canvas.style.height) canvas.style.height = `${diagramGeometry(data.diagram, root.clientWidth || 700).height}px`;
+  }
   if (data.flow) {
+    flow.querySelector(".studio-flow").style.height = `${data.flow.layout.height || 520}px`;
     setText(flow.querySelector(".studio-section-title"), data.flow.title || "");
     setText(flow.querySelector(".studio-section-note"), data.flow.note || "");
   } else if (s.flowDrawn) {
