@@ -33,7 +33,8 @@ def difference_label(config, reference, limit: int = 3) -> str:
         elif isinstance(a, float):
             parts.append(f"{SHORT.get(f.name, f.name)} {a:g}")
         elif isinstance(a, tuple):
-            parts.append(f"{SHORT.get(f.name, f.name)} {'×'.join(map(str, a))}")
+            joined = "-".join(map(str, a)) if f.name == "hidden" else "+".join(map(str, a))  # "layers 4-2"
+            parts.append(f"{SHORT.get(f.name, f.name)} {joined}")
         elif f.name in ("activation", "optimizer", "dataset", "dtype"):
             parts.append(str(a))
         else:

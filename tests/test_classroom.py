@@ -131,6 +131,10 @@ def test_ghost_labels_name_the_settings_that_differ():
     assert difference_label(LogisticConfig(learning_rate=0.5), base) == "lr 0.5"
     assert difference_label(LogisticConfig(zero_grad=False), base) == "no zero_grad"
     assert difference_label(base, base) == "same settings"
+    from autodiff_core.playground import PlaygroundConfig  # a network's shape and its features read as such
+
+    shaped = PlaygroundConfig(hidden=(4, 2), features=("X1", "X2", "sin X1"))
+    assert difference_label(shaped, PlaygroundConfig(), limit=5) == "features X1+X2+sin X1, layers 4-2"
     ghost = ghost_record("logistic", "lr 0.5", list(train_logistic(LogisticConfig(learning_rate=0.5))))
     traces = ghost_traces("logistic", [ghost], [-3.0, 5.0])
     assert [t["yaxis"] for t in traces[:1]] == ["y2"] and len(traces) == 2  # loss curve and final boundary
