@@ -70,20 +70,31 @@ def plot_panels(fig, *, key: str) -> None:
             plot(panel, key=f"{key}_{i}")
 
 
+def net_graph(net: str, backward: bool):
+    """The graph of the first step of lesson 2's or lesson 3's run at the tutorial's sizes (the shapes in the
+    boxes are the lesson's, never a made-up small net), and which run that is, in words."""
+    if net == "Two-layer net":
+        c = TwoLayerConfig(device=settings.device, dtype=settings.dtype,
+                           seed=TwoLayerConfig.seed if settings.seed is None else settings.seed)
+        return two_layer_graph(c, backward=backward), (
+            f"lesson 2's net at the tutorial's sizes: a batch of N = {c.N} rows, D_in = {c.D_in} inputs, "
+            f"H = {c.H} hidden units, D_out = {c.D_out} outputs")
+    c = LogisticConfig(device=settings.device, dtype=settings.dtype,
+                       seed=LogisticConfig.seed if settings.seed is None else settings.seed)
+    return logistic_graph(c, backward=backward), (
+        f"lesson 3's logistic regression on the tutorial's {2 * c.n_per_class} points (2 features, 1 output)")
+
+
 tabs = st.tabs(["Graph", "ctx inspector", "Gradcheck lab", "zero_grad()", "Manual SGD", "Custom vs built-in"])
 
 with tabs[0]:
     c1, c2 = st.columns([2, 1])
     net = c1.radio("Network", ["Two-layer net", "Logistic regression"], key="xr_net", horizontal=True)
     backward = c2.toggle("Run backward", key="xr_backward")
-    if net == "Two-layer net":
-        graph = two_layer_graph(TwoLayerConfig(N=8, D_in=5, H=4, D_out=3, device=settings.device,
-                                               dtype=settings.dtype), backward=backward)
-    else:
-        graph = logistic_graph(LogisticConfig(device=settings.device, dtype=settings.dtype), backward=backward)
+    graph, which = net_graph(net, backward)
     custom = [n.label for n in graph.nodes if n.kind == "custom"]
     st.caption(
-        "The graph autograd recorded during one forward pass of the lesson's first step. Arrows follow the data, "
+        f"The graph autograd recorded during the first forward pass of {which}. Arrows follow the data, "
         "from the leaves at the top to the loss at the bottom; `loss.backward()` walks them the other way, "
         "starting at `loss.grad_fn`. Blue boxes are the leaves (the weights" + (", with their gradient norm "
         "after backward" if backward else "") + "), grey rounded boxes are built-in ops with the tensors they "

@@ -19,7 +19,7 @@ def test_graph_shows_the_custom_node_and_leaf_gradients(app):
     at = open_xray(app)
     dot = at.get("graphviz_chart")[0].proto.spec
     assert "MyReLUBackward" in dot and "#ff9f40" in dot  # highlighted
-    assert "|grad| =" in dot and "ctx.saved_tensors[0]: (8, 4)" in dot
+    assert "|grad| =" in dot and "ctx.saved_tensors[0]: (64, 100)" in dot
     at.toggle(key="xr_backward").set_value(False).run()
     assert "|grad| =" not in at.get("graphviz_chart")[0].proto.spec
     at.radio(key="xr_net").set_value("Logistic regression").run()
@@ -136,3 +136,20 @@ def test_forgetting_zero_grad_is_never_shown_as_an_improvement(app):
     text = " ".join(m.value for m in at.markdown)
     assert "only *looks* better" in text and "sum of every gradient so far" in text
     assert not at.exception
+
+
+def test_graph_is_drawn_at_the_lessons_sizes_and_says_so(app):
+    """The boxes' shapes are lesson 2's (the tutorial's sizes), and the caption names them: a teacher who
+    compares them with lesson 2 finds the same numbers, not a silently shrunk net."""
+    from autodiff_core import TwoLayerConfig
+
+    c = TwoLayerConfig()
+    at = open_xray(app)
+    dot, caption = at.get("graphviz_chart")[0].proto.spec, at.tabs[0].caption[0].value
+    assert f"w1: ({c.D_in}, {c.H})" in dot and f"w2: ({c.H}, {c.D_out})" in dot
+    assert f"saved self: ({c.N}, {c.D_in})" in dot
+    assert "lesson 2" in caption and all(f"{k} = {v}" in caption
+                                         for k, v in (("N", c.N), ("D_in", c.D_in), ("H", c.H), ("D_out", c.D_out)))
+    at.radio(key="xr_net").set_value("Logistic regression").run()
+    caption = at.tabs[0].caption[0].value
+    assert "lesson 3" in caption and "200 points" in caption
