@@ -501,7 +501,12 @@ function tick(root) {
     return;
   }
   const latest = states[states.length - 1].seq;
-  if (s.painted >= latest) return;
+  if (s.painted >= latest) {
+    // Nothing new to paint, but the axes may have changed since the last paint (Stop: the step axis
+    // shrinks from the planned steps to the steps taken): draw the newest state again with them.
+    if (s.drawnLayout !== undefined && s.drawnLayout !== s.layoutKey) paint(root, states[states.length - 1], data);
+    return;
+  }
   const pending = states.filter((st) => st.seq > s.painted);
   // One state per tick, in order; when far behind, jump to a few states before the newest. Once the
   // run has ended (Stop, say), the last state at once.
