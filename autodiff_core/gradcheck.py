@@ -105,7 +105,7 @@ def gradcheck_report(name: str, x: torch.Tensor | None = None, *, eps: float = 1
         name=name, passed=passed, gradgrad_passed=gg, max_abs_error=float(error.max()),
         worst=(int(worst[0]), int(worst[1])), input=x.double().numpy(), analytical=analytical,
         numerical=numerical, mismatch=mismatch, near_kink=near, dtype=str(x.dtype).replace("torch.", ""),
-        message=_explain(spec, passed, error, worst, near, x.dtype),
+        message=_explain(spec, x, passed, error, worst, near, x.dtype),
         missed=_missed(spec, x) if passed and not spec.correct else "",
     )
 
@@ -127,14 +127,24 @@ def _missed(spec: FunctionSpec, x: torch.Tensor) -> str:
     return f"gradcheck passed, but this backward is wrong: {spec.summary} {why}"
 
 
-def _explain(spec, passed, error, worst, near, dtype) -> str:
+def _name_points(x: torch.Tensor, which: tuple[int, ...]) -> str:
+    """``x[1] = 0`` or ``x[1] = 0 and x[3] = 0``: each input by its element and value, as the charts label
+    them, never a bare index that reads like a value."""
+    names = [f"x[{j}] = {float(x[j]):g}" for j in which]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _explain(spec, x, passed, error, worst, near, dtype) -> str:
     if passed:
         return f"{spec.name}: backward matches finite differences (largest error {error.max():.2e})."
-    parts = [f"{spec.name}: backward disagrees with finite differences; largest error {error.max():.3g} "
-             f"at output {worst[0]}, input {worst[1]}."]
+    i, j = worst
+    parts = [f"{spec.name}: backward disagrees with finite differences; largest error {error.max():.3g}, "
+             f"in d out[{i}] / d x[{j}]."]
     if near:
-        parts.append(f"Inputs {list(near)} sit on a kink, where the function has no single slope: "
-                     "finite differences average the two sides, so even a correct backward fails there.")
+        parts.append(f"{'The input' if len(near) == 1 else 'The inputs'} {_name_points(x, near)} "
+                     f"{'sits' if len(near) == 1 else 'sit'} on a kink, where the "
+                     "function has no single slope: finite differences average the two sides, so even a correct "
+                     "backward fails there.")
     if dtype != torch.float64:
         parts.append(f"The input is {str(dtype).replace('torch.', '')}: with eps = 1e-6 its rounding "
                      "error swamps the difference, so use float64.")
