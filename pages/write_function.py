@@ -12,6 +12,7 @@ from autodiff_core.sandbox import shared_sandbox
 from autodiff_core.student import CTX_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
 from studio.charts import plot
 from studio.page import require_app
+from studio.presets import bind_lesson
 from studio.state import init_state
 from studio.student_functions import offer, share_with_lessons
 
@@ -26,7 +27,8 @@ st.markdown("Fill in `forward` and `backward`, then press **Apply** under the ed
             "text box). That runs `torch.autograd.gradcheck` on your Function in "
             "float64 and compares your forward with PyTorch's own op. Your code runs in a sandbox, with a "
             "limit on time and memory.")
-init_state({"wf_challenge": CHALLENGES["relu"].title, "wf_plain": st_ace is None})
+init_state({"wf_challenge": "relu", "wf_plain": st_ace is None})
+bind_lesson("write_function")  # ?wf_challenge=tanh opens that challenge; a bad value warns and leaves the URL
 ss = st.session_state
 for name in ("wf_sources", "wf_verdicts", "wf_versions", "wf_offered"):  # per challenge: code, verdict, editor
     if name not in ss:
@@ -45,12 +47,11 @@ def plain(text: str) -> str:
 
 def challenge_ui():
     """The challenge picker; returns the challenge."""
-    by_title = {c.title: c for c in CHALLENGES.values()}
     c = st.columns([3, 1], vertical_alignment="bottom")
-    c[0].selectbox("Challenge", list(by_title), key="wf_challenge")
+    c[0].selectbox("Challenge", list(CHALLENGES), key="wf_challenge", format_func=lambda k: CHALLENGES[k].title)
     c[1].toggle("Plain text box", key="wf_plain", disabled=st_ace is None,
                 help="A simple text box instead of the code editor.")
-    return by_title[ss.wf_challenge]
+    return CHALLENGES[ss.wf_challenge]
 
 
 def editor(ch) -> tuple[str, bool]:

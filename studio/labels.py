@@ -55,6 +55,7 @@ LABELS: dict[str, str] = {
     "pg_discretize": "Discretize output",
     "pg_slow": "Slow motion",
     "pg_speed": "Speed (steps per second)",
+    "wf_challenge": "Challenge",
 }
 
 

@@ -12,6 +12,7 @@ Playground's ``networkShape`` ("4,2"), which its "Hidden layers" and per-layer w
 from __future__ import annotations
 
 from autodiff_core import FUNCTIONS, LogisticConfig, TwoLayerConfig
+from autodiff_core.challenges import CHALLENGES
 from autodiff_core.features import DEFAULT_FEATURES, FEATURES
 from autodiff_core.functions import activation_names
 from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, PlaygroundConfig
@@ -88,6 +89,9 @@ SETTINGS: dict[str, list[Setting]] = {
         Setting("pg_slow", bool, False, short="slow motion"),
         Setting("pg_speed", str, "100", choices=tuple(SPEEDS), short="speed"),
     ],
+    "write_function": [
+        Setting("wf_challenge", str, "relu", choices=tuple(CHALLENGES), short="challenge"),
+    ],
 }
 
 PRESETS: dict[str, dict[str, dict]] = {
@@ -133,6 +137,7 @@ PRESETS: dict[str, dict[str, dict]] = {
         "Linear activation: only a straight line": {
             "pg_dataset": "Circles", "pg_hidden": (8, 8, 8), "pg_activation": "Linear"},
     },
+    "write_function": {},  # the challenge is the whole setting; ?solved= lists those solved
 }
 
 
