@@ -81,10 +81,13 @@ def two_layer_live_payload(snaps: Sequence[TwoLayerSnapshot], *, run_id: str, st
     A diverged run's last loss is drawn when it is still a number (the explosion is the lesson); while
     a run goes the x-axis spans all its steps, and once it has ended it fits the steps it took."""
     good = [s for s in snaps if _finite(s.loss) and s.loss > 0]
-    end = steps - 1 if status in ("running", "idle") or not good else good[-1].step
+    # A run that diverged to inf or nan ends on a state with no point to draw: it still gets the heading.
+    shown = good + [snaps[-1]] if snaps and snaps[-1].diverged and (not good or snaps[-1] is not good[-1]) else good
+    end = steps - 1 if status in ("running", "idle") or not shown else shown[-1].step
     layout = {
         **base_layout(), "margin": {"l": 70, "r": 20, "t": 10, "b": 55},
-        "xaxis": {"title": {"text": "step"}, "range": [0, max(end, 1)]},
+        "xaxis": {"title": {"text": "step"}, "range": [0, max(end, 1)],
+                  **({"tick0": 0, "dtick": 1} if end <= 10 else {})},  # a step is a whole number
         "yaxis": {"title": {"text": "loss (sum of squares)"}, "type": "log", "exponentformat": "power",
                   "range": decades([s.loss for s in good])},
         "showlegend": False,
@@ -93,13 +96,15 @@ def two_layer_live_payload(snaps: Sequence[TwoLayerSnapshot], *, run_id: str, st
              "line": {"width": 3, "color": "#1f77b4"}, "marker": {"size": 8}}]
     curves = {0: {"x": [s.step for s in good], "y": [s.loss for s in good]}}
     states = [{"seq": s.step, "step": s.step, "traces": {}, "caption": _two_layer_caption(s, steps),
-               "metrics": two_layer_metrics(s)} for s in good[-WINDOW:]]
+               "metrics": two_layer_metrics(s)} for s in shown[-WINDOW:]]
     return _payload(run_id, status, status_text, layout, base, curves, states,
                     empty_caption="Press Train to start.")
 
 
 def _two_layer_caption(s: TwoLayerSnapshot, steps: int) -> str:
-    return f"Step {s.step:,} of {steps:,}" + (": diverged" if s.diverged else "")
+    """"Step 298 of 0–499": the steps count from 0, as the loop and the x-axis do, so the last reads as the last."""
+    last = " (the last)" if s.step == steps - 1 and not s.diverged else ""
+    return f"Step {s.step:,} of 0–{steps - 1:,}{last}" + (": diverged" if s.diverged else "")
 
 
 # ---- logistic regression ----

@@ -70,9 +70,9 @@ def status_text(run: LiveRun | None, unit: str, total: int | None) -> str:
     last = run.last
     step = run.step_of(last) if last is not None else 0
     elapsed = (run.finished or time.perf_counter()) - run.started
-    if run.running:
-        of = f" of {total:,}" if total else ""
-        return f"Training… {unit} {step:,}{of} · {elapsed:.1f} s"
+    if run.running:  # the step is the chart's heading: the one painted, which trails the run by a few
+        of = f" {total:,} {unit}s" if total else ""
+        return f"Training{of}… {elapsed:.1f} s"
     if run.status == "done":
         if total and step >= total - 1:
             return f"Finished: all {total:,} {unit}s ({unit}s 0 to {total - 1:,}) in {elapsed:.1f} s."

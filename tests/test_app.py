@@ -113,7 +113,7 @@ def test_two_layer_short_run_streams_the_loss(app):
     data = payload(app, "two_layer_live")
     assert data["curves"]["0"]["x"] == list(range(40))
     assert data["layout"]["yaxis"]["type"] == "log"
-    assert data["states"][-1]["caption"] == "Step 39 of 40"
+    assert data["states"][-1]["caption"] == "Step 39 of 0–39 (the last)"
     assert data["status_text"].startswith("Finished: all 40 steps")
     assert not app.exception
 
@@ -126,7 +126,8 @@ def test_two_layer_divergence_warns_and_keeps_the_last_good_state(app):
     assert "diverged at step 2" in app.warning[0].value and "learning rate" in app.warning[0].value
     data = payload(app, "two_layer_live")
     assert data["curves"]["0"]["x"] == [0, 1]  # the infinite loss is not drawn; the last good state stays
-    assert data["states"][-1]["step"] == 1
+    assert data["states"][-1]["step"] == 2  # the heading names the step the status names
+    assert data["states"][-1]["caption"] == "Step 2 of 0–499: diverged"
 
 
 def test_two_layer_oversized_config_is_refused_with_a_message(app):

@@ -5,6 +5,7 @@ from types import SimpleNamespace
 import pytest
 
 from autodiff_core import TwoLayerConfig, train_two_layer
+from autodiff_core.figures import two_layer_live_payload
 from autodiff_core.two_layer import suggest_learning_rate
 from studio.live_view import status_text
 from tests.test_app import payload, train_at_full_speed
@@ -57,7 +58,30 @@ def test_status_line_wording(status, step, message, total, expected):
 
 def test_an_open_ended_run_has_no_total():
     text = status_text(run_like("running", 60), "step", None)
-    assert text.startswith("Training… step 60 ·") and " of " not in text
+    assert text.startswith("Training… ") and " of " not in text
+
+
+def test_while_running_the_status_leaves_the_step_to_the_chart_heading():
+    """The chart paints its states in order, a few behind the run: a step in the status line disagreed with
+    the heading right under it ("step 302 of 500" above "Step 298 of 500")."""
+    text = status_text(run_like("running", 302), "step", 500)
+    assert "302" not in text and text.startswith("Training 500 steps… ")
+
+
+def test_the_heading_counts_steps_from_0_and_marks_the_last():
+    snaps = list(train_two_layer(TwoLayerConfig(steps=5)))
+    data = two_layer_live_payload(snaps, run_id="r", status="done", status_text="", steps=5)
+    assert [s["caption"] for s in data["states"]][-2:] == ["Step 3 of 0–4", "Step 4 of 0–4 (the last)"]
+    assert data["layout"]["xaxis"]["dtick"] == 1  # a short run: whole steps, no 0.5
+
+
+def test_a_run_that_overflows_at_once_still_says_diverged_in_the_heading():
+    """lr 1e6: the loss is inf at step 1, so there is no point to draw, but the heading names the step."""
+    snaps = list(train_two_layer(TwoLayerConfig(learning_rate=1e6)))
+    assert snaps[-1].diverged and snaps[-1].step == 1
+    data = two_layer_live_payload(snaps, run_id="r", status="diverged", status_text="", steps=500)
+    assert data["states"][-1]["caption"] == "Step 1 of 0–499: diverged"
+    assert data["layout"]["xaxis"]["range"] == [0, 1] and data["layout"]["xaxis"]["dtick"] == 1
 
 
 def test_divergence_on_screen_agrees_with_itself_and_goes_stale_when_inputs_change(app):
@@ -68,7 +92,7 @@ def test_divergence_on_screen_agrees_with_itself_and_goes_stale_when_inputs_chan
     data = payload(app, "two_layer_live")
     last = data["states"][-1]
     assert data["status_text"] == "Diverged at step 2."
-    assert last["caption"] == "Step 2 of 500: diverged"  # the chart shows the step the status names
+    assert last["caption"] == "Step 2 of 0–499: diverged"  # the chart shows the step the status names
     assert data["curves"]["0"]["x"] == [0, 1, 2] and data["curves"]["0"]["y"][-1] == run.last.loss
     assert data["layout"]["xaxis"]["range"] == [0, 2]  # fits the run, not 500 steps
     [warning] = app.warning
@@ -76,7 +100,7 @@ def test_divergence_on_screen_agrees_with_itself_and_goes_stale_when_inputs_chan
     app.number_input(key="tl_lr").set_value(5e-7).run()
     assert not app.warning  # no longer a warning about the settings on screen
     assert "last run, which used other settings" in app.info[0].value
-    assert payload(app, "two_layer_live")["states"][-1]["caption"] == "Step 2 of 500: diverged"  # still there
+    assert payload(app, "two_layer_live")["states"][-1]["caption"] == "Step 2 of 0–499: diverged"  # still there
 
 
 def test_a_huge_learning_rate_is_taken_and_diverges_visibly(app):
