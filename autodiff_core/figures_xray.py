@@ -40,6 +40,7 @@ def _finish(fig, height: int = 340, *, x_titles: Sequence[str] = (), y_titles: S
     return style(fig, **legend_below(fig, height))
 
 
+PANEL_TOP = 76  # px above a panel's plot: the toolbar's band (about 30 px) and the title under it
 _PANEL_AXIS_DROP = ("domain", "anchor", "matches", "showticklabels")
 
 
@@ -61,12 +62,14 @@ def panels(fig, height: int = 340) -> list:
         for name in ("xaxis", "yaxis"):
             axis = layout[f"{name}{suffix}"].to_plotly_json()
             panel.layout[name] = {k: v for k, v in axis.items() if k not in _PANEL_AXIS_DROP}
-        panel.layout.title = {"text": titles[i - 1], "x": 0.5, "xanchor": "center", "font": {"size": 18}}
+        # just above the plot, under the band where Plotly's toolbar appears on hover (it covered the title)
+        panel.layout.title = {"text": titles[i - 1], "x": 0.5, "xanchor": "center", "font": {"size": 18},
+                              "y": 1, "yref": "paper", "yanchor": "bottom", "pad": {"b": 10}}
         out.append(panel)
     legends = [legend_below(panel, height) for panel in out]
     tallest = max(legends, key=lambda legend: legend["height"])  # one height for the row: the plots line up
     for panel in out:
-        style(panel, **{**tallest, "margin": {**tallest["margin"], "t": 50}})
+        style(panel, **{**tallest, "margin": {**tallest["margin"], "t": PANEL_TOP}})
     return out
 
 
@@ -78,18 +81,31 @@ def jacobian_figure(report: GradcheckReport):
     labels = [f"x[{j}]={v:.3g}" for j, v in enumerate(report.input)]
     outs = [f"out[{i}]" for i in range(n)]
     lim = float(max(np.abs(report.analytical).max(), np.abs(report.numerical).max(), 1e-12))
+    entries = [[f"d {o} / d {x}" for x in labels] for o in outs]  # for hover (%{x} would read the tick's lines)
     fig = _subplots(2, ["analytical", "numerical"], shared_yaxes=True)
-    for col, mat in ((1, report.analytical), (2, report.numerical)):
+    for col, mat in ((1, report.analytical), (2, report.numerical)):  # a scale on each: the panels match
         fig.add_trace(go.Heatmap(z=mat, x=labels, y=outs, zmin=-lim, zmax=lim, colorscale="RdBu", reversescale=True,
-                                 showscale=col == 2, hovertemplate="d %{y} / d %{x}: %{z:.6g}<extra></extra>"), 1, col)
+                                 colorbar={"thickness": 16}, showscale=True, text=entries,
+                                 hovertemplate="%{text}: %{z:.6g}<extra></extra>"), 1, col)
     bad_i, bad_j = np.nonzero(report.mismatch)
     if len(bad_i):
-        for col in (1, 2):
+        for col in (1, 2):  # a legend on each, as a scale: on a phone each panel stands alone
             fig.add_trace(go.Scatter(x=[labels[j] for j in bad_j], y=[outs[i] for i in bad_i], mode="markers",
                                      marker={"symbol": "x", "size": 14, "color": "black"}, name="mismatch",
-                                     showlegend=col == 1), 1, col)
+                                     text=[entries[i][j] for i, j in zip(bad_i, bad_j, strict=True)],
+                                     hovertemplate="mismatch in %{text}<extra></extra>"), 1, col)
     fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(**_input_ticks(labels))
     return _finish(fig, 320 + 12 * n, x_titles=["input x[j]", "input x[j]"], y_titles=["output i", ""])
+
+
+def _input_ticks(labels: list[str]) -> dict:
+    """The same tick labels on both panels, never run together: a few inputs as two short lines (element,
+    then value) kept level; more of them on one line each, turned upright."""
+    if len(labels) <= 6:
+        return {"tickmode": "array", "tickvals": labels, "tickangle": 0,
+                "ticktext": [label.replace("=", "<br>") for label in labels]}
+    return {"tickmode": "array", "tickvals": labels, "ticktext": labels, "tickangle": -90}
 
 
 def zero_grad_figure(with_zero: list[LogisticSnapshot], without: list[LogisticSnapshot], x: np.ndarray,
