@@ -70,6 +70,9 @@ def plot_panels(fig, *, key: str) -> None:
             plot(panel, key=f"{key}_{i}")
 
 
+EQ = "\u00a0=\u00a0"  # "H = 100" never broken across two lines
+
+
 def net_graph(net: str, backward: bool):
     """The graph of the first step of lesson 2's or lesson 3's run at the tutorial's sizes (the shapes in the
     boxes are the lesson's, never a made-up small net), and which run that is, in words."""
@@ -77,8 +80,8 @@ def net_graph(net: str, backward: bool):
         c = TwoLayerConfig(device=settings.device, dtype=settings.dtype,
                            seed=TwoLayerConfig.seed if settings.seed is None else settings.seed)
         return two_layer_graph(c, backward=backward), (
-            f"lesson 2's net at the tutorial's sizes: a batch of N = {c.N} rows, D_in = {c.D_in} inputs, "
-            f"H = {c.H} hidden units, D_out = {c.D_out} outputs")
+            f"lesson 2's net at the tutorial's sizes: a batch of N{EQ}{c.N} rows, D_in{EQ}{c.D_in} inputs, "
+            f"H{EQ}{c.H} hidden units, D_out{EQ}{c.D_out} outputs")
     c = LogisticConfig(device=settings.device, dtype=settings.dtype,
                        seed=LogisticConfig.seed if settings.seed is None else settings.seed)
     return logistic_graph(c, backward=backward), (

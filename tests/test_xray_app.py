@@ -145,7 +145,7 @@ def test_graph_is_drawn_at_the_lessons_sizes_and_says_so(app):
 
     c = TwoLayerConfig()
     at = open_xray(app)
-    dot, caption = at.get("graphviz_chart")[0].proto.spec, at.tabs[0].caption[0].value
+    dot, caption = at.get("graphviz_chart")[0].proto.spec, at.tabs[0].caption[0].value.replace("\u00a0", " ")
     assert f"w1: ({c.D_in}, {c.H})" in dot and f"w2: ({c.H}, {c.D_out})" in dot
     assert f"saved self: ({c.N}, {c.D_in})" in dot
     assert "lesson 2" in caption and all(f"{k} = {v}" in caption
