@@ -13,7 +13,8 @@ from .figures import _play_pause, _slider, boundary_line, data_ranges, decades, 
 from .theme import base_layout, style
 
 CURVE_POINTS = 150  # points of the loss curve in one replay frame
-GHOST_COLORS = ("#555555", "#8c6d31", "#7b4173")  # greys and dark earth tones, drawn faint
+GHOST_COLORS = ("#555555", "#8c6d31", "#6b6b3a")  # grey and dark earth tones, drawn faint: none near a run's colours
+GHOST_DASH = "dashdot"  # lesson 3's accuracy line is dotted: a ghost must not read as it
 PIN_COLOR = "#000000"
 SHORT = {"learning_rate": "lr", "n_per_class": "points", "max_iterations": "max iterations",
          "record_every": "every", "stop_accuracy": "stop at", "test_fraction": "test", "batch_size": "batch",
@@ -71,13 +72,13 @@ def ghost_traces(lesson: str, ghosts: Sequence[dict], boundary_range: list[float
         name = ("pinned: " if g.get("pinned") else "") + g["label"]
         traces.append({"type": "scatter", "mode": "lines", "name": name, "x": list(g["x"]), "y": list(g["y"]),
                        "xaxis": axes[0], "yaxis": axes[1], "opacity": 0.6, "hoverinfo": "name+x+y",
-                       "line": {"color": color, "width": 2.5, "dash": "dash" if g.get("pinned") else "dot"},
+                       "line": {"color": color, "width": 2.5, "dash": "dash" if g.get("pinned") else GHOST_DASH},
                        "legendgroup": name, "showlegend": True})
         if lesson == "logistic" and g.get("boundary") and boundary_range is not None:
             w0, w1, b = g["boundary"]
             line = boundary_line(LogisticSnapshot(0, 0.0, 0.0, w0, w1, b), boundary_range)
             traces.append({"type": "scatter", "mode": "lines", "name": name, **line, "opacity": 0.55,
-                           "line": {"color": color, "width": 2, "dash": "dash" if g.get("pinned") else "dot"},
+                           "line": {"color": color, "width": 2, "dash": "dash" if g.get("pinned") else GHOST_DASH},
                            "legendgroup": name, "showlegend": False, "hoverinfo": "name"})
     return traces
 
@@ -148,11 +149,38 @@ def boundary_range(config) -> list[float]:
     return [lo - 10 * (hi - lo), hi + 10 * (hi - lo)]  # well past the points: it crosses the whole plot
 
 
-GHOST_LEGEND = {"x": 1, "xanchor": "right", "y": 1, "yanchor": "top", "bgcolor": "rgba(255,255,255,0.75)"}
+GHOST_LEGEND = {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"}
+GHOST_ROOM = 40  # px above the plot for one row of the legend (Plotly adds more when it wraps)
+GHOST_REACH = {"two_layer": 3.0, "logistic": 20.0}  # how far past the run's own losses a ghost widens the axis:
+# decades on lesson 2's log axis, a factor on lesson 3's linear one. A ghost that went further leaves the top.
 
 
 def show_ghost_legend(layout: dict) -> None:
-    """A layout that hid its legend shows it (inside the plot's top right corner) once ghosts join it."""
+    """A layout that hid its legend shows it once ghosts join it: above the plot, where no curve runs (inside
+    the top right corner it covered a diverging run's last point)."""
     if layout.get("showlegend") is False:
         layout["showlegend"] = True
         layout["legend"] = {**layout.get("legend", {}), **GHOST_LEGEND}
+        margin = layout.get("margin") or {}
+        layout["margin"] = {**margin, "t": max(margin.get("t", 0), GHOST_ROOM)}
+
+
+def fit_ghosts(lesson: str, layout: dict, traces: Sequence[dict]) -> None:
+    """Widen the loss axis (in place) so the ghosts' losses show beside the run's, up to ``GHOST_REACH``
+    past them: a ghost that trained further (or less far) than the run on screen left the chart at once."""
+    import math
+
+    axis = {"two_layer": "yaxis", "logistic": "yaxis2"}.get(lesson)
+    ys = [v for t in traces if t.get("yaxis", "y") == ("y2" if lesson == "logistic" else "y")
+          for v in t.get("y") or [] if isinstance(v, (int, float)) and math.isfinite(v) and v > 0]
+    if axis is None or not ys or "range" not in layout.get(axis, {}):
+        return
+    lo, hi = layout[axis]["range"]
+    if lesson == "two_layer":
+        lo = min(lo, math.floor(math.log10(min(ys))))
+        hi = max(hi, min(math.ceil(math.log10(max(ys)) + 1e-9), hi + GHOST_REACH[lesson]))
+    else:
+        from .figures import _nice_ceiling
+
+        hi = max(hi, _nice_ceiling(min(max(ys), hi * GHOST_REACH[lesson])))
+    layout[axis] = {**layout[axis], "range": [lo, hi]}

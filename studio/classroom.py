@@ -8,6 +8,7 @@ import streamlit as st
 from autodiff_core.figures_classroom import (
     boundary_range,
     difference_label,
+    fit_ghosts,
     ghost_record,
     ghost_traces,
     replay_figure,
@@ -71,6 +72,7 @@ def ghost_adder(lesson: str, run: LiveRun | None, reference=None):
     def add(data: dict) -> None:
         if traces:
             data["base"] = list(data["base"]) + [dict(t) for t in traces]
+            fit_ghosts(lesson, data["layout"], traces)
             show_ghost_legend(data["layout"])
 
     return add
@@ -93,6 +95,7 @@ def add_ghosts_to_spec(spec: dict, lesson: str, run: LiveRun | None) -> dict:
     traces = _traces(lesson, run)
     spec["data"] = list(spec["data"]) + [dict(t) for t in traces]
     layout = spec["layout"]
+    fit_ghosts(lesson, layout, traces)
     named = sum(1 for t in traces if t.get("showlegend", True))
     top = (layout.get("margin") or {}).get("t")
     if named and (layout.get("legend") or {}).get("yanchor") == "bottom" and top is not None:
