@@ -26,7 +26,10 @@ SETTING = Setting(KEY, bool, False)
 _CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 2.25rem !important; padding-bottom: 1rem !important;
   padding-left: 1.5rem !important; padding-right: 1.5rem !important; max-width: 100% !important; }
-[data-testid="stHeader"] { background: transparent !important; height: 2.5rem !important; }
+[data-testid="stHeader"], [data-testid="stToolbar"] { height: 2.25rem !important; min-height: 0 !important; }
+[data-testid="stHeader"] { background: #fff !important; }  /* text scrolls under the band, not under the » button */
+[data-testid="stToolbar"] { align-items: center !important; }
+[data-testid="stToolbar"] > div { height: 100% !important; align-items: center !important; }
 [data-testid="stGraphVizChart"] svg text { font-size: 14px !important; }  /* 14 units: about 18.7 px on screen */
 .studio-live .studio-status { font-size: 1.15rem !important; }
 .studio-live .studio-caption { font-size: 1.45rem !important; }
