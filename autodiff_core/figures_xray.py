@@ -95,11 +95,11 @@ def jacobian_figure(report: GradcheckReport):
                                      text=[entries[i][j] for i, j in zip(bad_i, bad_j, strict=True)],
                                      hovertemplate="mismatch in %{text}<extra></extra>"), 1, col)
     fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(**_input_ticks(labels))
+    fig.update_xaxes(**input_ticks(labels))
     return _finish(fig, 320 + 12 * n, x_titles=["input x[j]", "input x[j]"], y_titles=["output i", ""])
 
 
-def _input_ticks(labels: list[str]) -> dict:
+def input_ticks(labels: list[str]) -> dict:
     """The same tick labels on both panels, never run together: a few inputs as two short lines (element,
     then value) kept level; more of them on one line each, turned upright."""
     if len(labels) <= 6:

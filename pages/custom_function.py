@@ -7,7 +7,7 @@ import streamlit as st
 import torch
 
 from autodiff_core import FUNCTIONS, gradcheck_report, resolve_dtype
-from autodiff_core.figures_function import function_figure
+from autodiff_core.figures_function import function_panels
 from autodiff_core.inspector import compare_to_reference, rounded, trace_function
 from studio import presenter
 from studio.charts import plot
@@ -92,8 +92,11 @@ st.caption(f"ctx.saved_tensors holds {len(trace.saved)} tensor(s): {shapes}. "
 lo, hi = min(min(x), -3.0), max(max(x), 3.0)
 curve_x = np.linspace(lo, hi, 301)
 curve_y = spec.reference(torch.tensor(curve_x)).tolist()
-plot(function_figure(cls, curve_x, curve_y, trace.input, trace.output, trace.grad_input,
-                     trace.reference_grad_input, reference), key="cf_figure")
+for i, (column, panel) in enumerate(zip(st.columns(2), function_panels(
+        cls, curve_x, curve_y, trace.input, trace.output, trace.grad_input, trace.reference_grad_input, reference),
+        strict=True)):
+    with column:  # side by side on a laptop, one under the other on a phone
+        plot(panel, key=f"cf_figure_{i}")
 
 show_gradcheck(gradcheck_report(name, torch.tensor(x, dtype=torch.float64)))
 st.markdown(verdict(spec, cls, compare_to_reference(trace)))

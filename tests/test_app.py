@@ -81,8 +81,8 @@ def test_custom_function_shows_each_step_and_the_verdict(app):
     table = app.dataframe[0].value
     assert list(table["step"])[:3] == ["1 · input x", "2 · forward returns", "3 · ctx.saved_tensors[0]"]
     assert list(table["x[0]"])[:2] == [-2.0, 0.0]  # MyReLU(-2) = 0
-    fig = figure(app, "cf_figure")
-    relu_bars, ref_bars = fig["data"][2], fig["data"][3]
+    fig = figure(app, "cf_figure_1")  # forward in cf_figure_0, backward beside it
+    relu_bars, ref_bars = fig["data"][0], fig["data"][1]
     assert relu_bars["y"] == ref_bars["y"] and relu_bars["name"] == "MyReLU.backward"
     assert "class MyReLU" in app.get("code")[0].proto.code_text
 

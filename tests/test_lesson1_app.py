@@ -56,7 +56,7 @@ def test_no_function_name_is_glued_to_backward(app):
     at = open_lesson(app, "BROKEN ReLU: chain rule forgotten")
     steps = list(at.dataframe[0].value["step"])
     assert "5 · ReLUNoChainRule.backward returns" in steps
-    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    fig = json.loads(at.get("plotly_chart")[1].proto.spec)  # backward, beside forward
     texts = [str(node.proto) for node in elements(at._tree) if getattr(node, "proto", None) is not None]
     assert not [t for t in texts if "forgotten.backward" in t]
     assert "ReLUNoChainRule.backward" in [t["name"] for t in fig["data"]]
@@ -64,7 +64,20 @@ def test_no_function_name_is_glued_to_backward(app):
 
 def test_lesson1_figure_titles_every_axis_in_the_house_font(app):
     at = open_lesson(app, "ReLU")
-    layout = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
-    axes = [k for k in layout if k.startswith(("xaxis", "yaxis"))]
-    assert len(axes) == 4 and all(layout[k]["title"]["text"] for k in axes)
-    assert layout["font"]["size"] == 16
+    for chart in at.get("plotly_chart")[:2]:  # forward and backward, one chart each
+        layout = json.loads(chart.proto.spec)["layout"]
+        axes = [k for k in layout if k.startswith(("xaxis", "yaxis"))]
+        assert len(axes) == 2 and all(layout[k]["title"]["text"] for k in axes)
+        assert layout["font"]["size"] == 16
+
+
+def test_forward_and_backward_are_two_charts_with_every_element_labelled(app):
+    """One figure with two plots crammed them together on a phone (grad_input's title on the forward curve,
+    every other bar unlabelled): two charts in columns stack there, and each bar's element is labelled."""
+    at = open_lesson(app, "ReLU")
+    forward, backward = (json.loads(c.proto.spec) for c in at.get("plotly_chart")[:2])
+    assert forward["layout"]["title"]["text"] == "forward" and backward["layout"]["title"]["text"] == "backward"
+    assert {t["type"] for t in backward["data"]} == {"bar"} and backward["layout"].get("barmode") == "group"
+    ticks = backward["layout"]["xaxis"]
+    n = len(backward["data"][0]["y"])
+    assert len(ticks["ticktext"]) == n and ticks["tickangle"] == 0 and ticks["ticktext"][0] == "x[0]<br>-2"
