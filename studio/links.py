@@ -209,11 +209,15 @@ def bind(lesson: str, settings: list[Setting], presets: dict[str, dict] | None =
         for key, value in found.items():
             ss[key] = value
         ss[_notes_key(lesson)] = notes
+    from .sidebar import take_notes  # in the presenter view, the sidebar's notes: its warnings are not seen
+
     notes = ss.get(_notes_key(lesson), [])
-    for message in notes:
+    shared, dismiss_shared = take_notes()
+    for message in shared + notes:
         st.warning(message)
-    if notes:
-        st.button("Dismiss", key=f"{lesson}_links_dismiss", type="tertiary", on_click=notes.clear)
+    if shared or notes:
+        st.button("Dismiss", key=f"{lesson}_links_dismiss", type="tertiary",
+                  on_click=lambda: (notes.clear(), dismiss_shared()))
     write_url(settings, legacy)
 
 

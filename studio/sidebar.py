@@ -7,6 +7,7 @@ in a code span, so a link can never make the page draw a link, an image or forma
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
@@ -15,6 +16,7 @@ from autodiff_core import DTYPES, available_devices
 from autodiff_core.devices import DeviceUnavailableError, resolve_device
 
 from .links import ECHO, Setting, echo
+from .presenter import presenting
 from .state import init_state
 
 
@@ -31,6 +33,7 @@ SEED_MAX = 2**31 - 1
 DTYPE = Setting("dtype", str, "float32", choices=tuple(DTYPES))
 SEED = Setting("seed", int, 0, 0, SEED_MAX, pattern=r"[0-9]{1,10}")  # plain digits: no sign, at most 10
 _NOTES = "_url_notes"  # setting -> [message, the setting's widget values when it was shown]
+_SLOT = "_url_notes_slot"  # in the presenter view, where this run drew them in the page
 _WATCH = {"device": ("device",), "dtype": ("dtype",), "seed": ("seed_tutorial", "seed_value")}
 
 
@@ -130,13 +133,34 @@ def sidebar() -> Settings:
                   help="On: each lesson uses the tutorial's seed. Off: every lesson uses the seed below.")
         st.number_input("Seed", min_value=0, max_value=SEED_MAX, step=1, key="seed_value",
                         disabled=st.session_state["seed_tutorial"])
-        for message, _ in notes.values():
-            st.warning(message)
-        if notes:
-            st.button("Dismiss", key="url_notes_dismiss", type="tertiary", on_click=notes.clear)
+        if not presenting():
+            _draw_notes(notes)
+    st.session_state.pop(_SLOT, None)  # a slot of an earlier run is no place to draw in
+    if presenting() and notes:  # the sidebar starts collapsed: the page shows them (a lesson, under its title)
+        st.session_state[_SLOT] = st.empty()
+        with st.session_state[_SLOT].container():
+            _draw_notes(notes)
     settings = current_settings()
     _to_url(settings)
     return settings
+
+
+def _draw_notes(notes: dict) -> None:
+    for message, _ in notes.values():
+        st.warning(message)
+    if notes:
+        st.button("Dismiss", key="url_notes_dismiss", type="tertiary", on_click=notes.clear)
+
+
+def take_notes() -> tuple[list[str], Callable[[], None]]:
+    """In the presenter view, the link's notes about device, dtype and seed, for a lesson to show beside its
+    own under its title (they leave the top of the page), and how to dismiss them; elsewhere none."""
+    slot = st.session_state.pop(_SLOT, None)
+    if slot is None:
+        return [], lambda: None
+    slot.empty()
+    notes = st.session_state.get(_NOTES, {})
+    return [message for message, _ in notes.values()], notes.clear
 
 
 def _to_url(settings: Settings) -> None:
