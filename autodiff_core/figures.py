@@ -37,6 +37,18 @@ def thin(items: Sequence, limit: int = MAX_FRAMES) -> list:
     return [items[i] for i in idx]
 
 
+def thin_even(items: Sequence, key, limit: int = MAX_FRAMES) -> list:
+    """At most about ``limit`` items whose ``key`` (an iteration) is a multiple of one round stride (1, 2, 5,
+    10, 20, ...), and always the last: a replay slider's labels then step evenly ("0 20 40 ... 400"), where
+    an even spread of indices gave "180 201 221"."""
+    if len(items) <= limit:
+        return list(items)
+    span = key(items[-1]) - key(items[0])
+    stride = next(m * 10 ** e for e in range(12) for m in (1, 2, 5) if span // (m * 10 ** e) + 2 <= limit)
+    kept = [it for it in items if key(it) % stride == 0] or [items[0]]
+    return kept + ([items[-1]] if kept[-1] is not items[-1] else [])
+
+
 def _payload(run_id, status, status_text, layout, base, curves, states, *, height=420, empty_caption="",
              window=WINDOW, max_behind=WINDOW // 2, surface=None):
     """The live chart's payload (studio/live_chart.js). The protocol:
@@ -238,7 +250,7 @@ def logistic_replay_spec(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: np
     # frame redrew the curves so far, 381 frames came to 1.3 MB, and building and checking them cost the
     # server 0.1-0.3 s per finished run; thirty runs ending together made the last live feeds wait seconds.
     frames = [{"name": str(s.iteration), "traces": list(REPLAY_TRACES), "data": _replay_frame_data(s, xr),
-               "layout": {"title": {"text": replay_caption(s)}}} for s in thin(good)]
+               "layout": {"title": {"text": replay_caption(s)}}} for s in thin_even(good, lambda s: s.iteration)]
     base = _logistic_base(x, y)
     base[3].update(x=_typed(np.array([t.iteration for t in good], np.int32)),
                    y=_typed(np.array([t.loss for t in good], np.float32)))

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .figures import _play_pause, _slider, boundary_line, data_ranges, decades, play_duration, thin
+from .figures import _play_pause, _slider, boundary_line, data_ranges, decades, play_duration, thin, thin_even
 from .theme import base_layout, style
 
 CURVE_POINTS = 150  # points of the loss curve in one replay frame
@@ -104,7 +104,7 @@ def two_layer_replay_figure(snaps: Sequence, steps: int):
                          yaxis={"title": {"text": "loss (sum of squares)"}, "type": "log",
                                 "exponentformat": "power", "range": decades(y)})
     frames = []
-    for i in thin(range(len(x))):
+    for i in thin_even(range(len(x)), lambda i: x[i]):  # steps on round strides: even slider labels
         upto = thin(range(i + 1), CURVE_POINTS)  # the curve so far, thinned: 400 frames stay small
         title = {"title": {"text": f"Step {x[i]:,}   loss {y[i]:.4g}"}}
         frames.append(go.Frame(name=str(x[i]), traces=[0], layout=title,

@@ -49,3 +49,17 @@ def test_the_ghost_legend_sits_above_the_plot_not_over_the_curve():
     layout = {"showlegend": False, "margin": {"l": 70, "r": 20, "t": 10, "b": 55}}
     show_ghost_legend(layout)
     assert layout["legend"]["y"] > 1 and layout["legend"]["yanchor"] == "bottom" and layout["margin"]["t"] >= 40
+
+
+def test_replay_frames_fall_on_round_iterations_and_end_on_the_last():
+    from autodiff_core.figures import logistic_replay_spec, thin_even
+
+    assert thin_even(list(range(401)), int) == list(range(0, 401, 2))  # the slider reads 0 20 40 ... 400
+    assert thin_even(list(range(1000)), int) == list(range(0, 1000, 5)) + [999]
+    assert thin_even(list(range(30)), int) == list(range(30))
+    config = LogisticConfig(max_iterations=401, record_every=1, stop_accuracy=1.0)
+    x, y = (t.numpy() for t in logistic_data(config))
+    snaps = list(train_logistic(config))
+    names = [f["name"] for f in logistic_replay_spec(snaps, x, y, config.max_iterations)["frames"]]
+    gaps = {int(b) - int(a) for a, b in zip(names, names[1:], strict=False)}
+    assert names[-1] == str(snaps[-1].iteration) and len(gaps) == 1, gaps
