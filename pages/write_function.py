@@ -142,7 +142,8 @@ if verdict is not None and verdict.passed and ch.n_inputs == 1:
                  help="Adds it to the activation choices of lessons 2 and 5, for you only."):
         ss.wf_offered[ch.key] = offer(ch, ss.wf_sources[ch.key])
     if name := ss.wf_offered.get(ch.key):
-        st.success(f"Added **{plain(name)}**: pick it as the activation in lesson 2 or 5 and train.")
+        st.success(f"Added **{plain(name)}**: pick it as the activation in lesson 2 or 5 and train. Their "
+                   "links then carry its code, so they open with it in any browser.")
         c = st.columns(2)
         c[0].page_link("pages/two_layer.py", label="Open 2 · Two-layer net")
         c[1].page_link("pages/playground.py", label="Open 5 · Classification playground")

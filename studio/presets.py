@@ -21,6 +21,7 @@ from autodiff_core.playground_data import PLAYGROUND_DATASETS
 from . import links
 from .links import Legacy, Setting
 from .live_view import SPEEDS
+from .student_functions import ActivationSetting  # a Function from lesson 6 travels in the link as its code
 
 _L, _T, _P = LogisticConfig(), TwoLayerConfig(), PlaygroundConfig()
 _ACTS = tuple(activation_names())
@@ -46,7 +47,7 @@ SETTINGS: dict[str, list[Setting]] = {
         Setting("tl_D_out", int, _T.D_out, 1, 1_000, short="D_out"),
         Setting("tl_lr", float, _T.learning_rate, 1e-12, 1e6, short="lr"),
         Setting("tl_steps", int, _T.steps, 1, 100_000, short="steps"),
-        Setting("tl_activation", str, _T.activation, choices=_ACTS, short=""),
+        ActivationSetting("tl_activation", str, _T.activation, choices=_ACTS, short=""),
         Setting("two_layer_speed", str, "100", choices=tuple(SPEEDS), short="speed"),
     ],
     "logistic": [
@@ -78,7 +79,7 @@ SETTINGS: dict[str, list[Setting]] = {
         Setting("pg_data_seed", int, _P.data_seed, 0, 2**31 - 1, short="data seed"),
         *(Setting(key, bool, name in DEFAULT_FEATURES, short=name) for name, key in FEATURE_KEYS.items()),
         Setting("pg_hidden", tuple, _P.hidden, 1, MAX_NEURONS, items=MAX_DEPTH, short="layers"),
-        Setting("pg_activation", str, _P.activation, choices=_ACTS, short=""),
+        ActivationSetting("pg_activation", str, _P.activation, choices=_ACTS, short=""),
         Setting("pg_optimizer", str, _P.optimizer, choices=OPTIMIZERS, short=""),
         Setting("pg_lr", float, _P.learning_rate, 1e-5, 1e6, short="lr"),
         Setting("pg_batch", int, _P.batch_size, 1, 1000, short="batch"),

@@ -32,3 +32,121 @@ def test_the_url_follows_the_challenge_picked(new_app):
     assert at.query_params["wf_challenge"] in ("relu", ["relu"])
     at.selectbox(key="wf_challenge").select("sigmoid").run()
     assert at.query_params["wf_challenge"] in ("sigmoid", ["sigmoid"])
+
+
+# ---- A Function from lesson 6 in lesson 2's and 5's links ----
+
+import base64  # noqa: E402
+import zlib  # noqa: E402
+
+from autodiff_core import functions as registry  # noqa: E402
+from autodiff_core.challenges import CHALLENGES  # noqa: E402
+from studio.student_functions import pack  # noqa: E402
+
+RELU = CHALLENGES["relu"].solution
+
+
+def use_relu(new_app, source: str = RELU):
+    """Lesson 6: check a ReLU in the plain text box, then Use it; returns the app and the Function's name."""
+    at = open_with(new_app, "pages/write_function.py")
+    at.toggle(key="wf_plain").set_value(True).run()
+    at.text_area(key="wf_text_relu").input(source).run()
+    at.button(key="wf_check").click().run()
+    at.button(key="wf_use").click().run()
+    assert not at.exception
+    [name] = at.session_state["wf_activations"]
+    return at, name
+
+
+def lesson2_link(at, name: str) -> str:
+    at.switch_page("pages/two_layer.py").run()
+    at.selectbox(key="tl_activation").select(name).run()
+    value = at.query_params["tl_activation"]
+    return value[0] if isinstance(value, list) else value
+
+
+def test_the_same_code_gets_the_same_name_in_every_browser(new_app):
+    at, name = use_relu(new_app)
+    at.button(key="wf_use").click().run()
+    assert at.session_state["wf_activations"] == [name]  # a second Use: the same name, not a new one
+    _, other = use_relu(new_app, "# another browser, with a comment\n" + RELU)
+    assert other == name and name.startswith("yours: ReLU (")
+    _, wrong = use_relu(new_app, RELU.replace("input < 0] = 0", "input <= 0] = 0"))
+    assert wrong != name  # other code, another name
+
+
+def test_a_link_carries_the_function_to_a_fresh_browser(new_app):
+    at, name = use_relu(new_app)
+    link = lesson2_link(at, name)
+    assert link.startswith(name + " ") and len(link) < 400
+    fresh = open_with(new_app, "pages/two_layer.py", tl_activation=link)
+    assert not fresh.warning, [w.value for w in fresh.warning]
+    assert fresh.session_state["tl_activation"] == name
+    assert name in fresh.selectbox(key="tl_activation").options
+    assert fresh.session_state["wf_activations"] == [name]
+    lesson5 = open_with(new_app, "pages/playground.py", pg_activation=link)
+    assert not lesson5.warning and lesson5.session_state["pg_activation"] == name
+
+
+def test_a_function_from_a_link_trains_like_myrelu(new_app, monkeypatch):
+    at, name = use_relu(new_app)
+    link = lesson2_link(at, name)
+    registry.STUDENT_ACTIVATIONS.pop(name)  # as on another server: only the link has the code
+    fresh = open_with(new_app, "pages/two_layer.py", tl_activation=link)
+    assert fresh.session_state["tl_activation"] == name
+    from autodiff_core import TwoLayerConfig, train_two_layer
+
+    monkeypatch.setattr(registry, "_visible_student_names", lambda: [name])  # this test stands in for the session
+    losses = lambda act: [s.loss for s in train_two_layer(TwoLayerConfig(activation=act, steps=40))]  # noqa: E731
+    assert losses(name) == losses("ReLU")
+
+
+def test_a_name_without_its_code_says_where_it_was_written(new_app):
+    at = open_with(new_app, "pages/two_layer.py", tl_activation="yours: ReLU (8c6793)")
+    warned = " ".join(w.value for w in at.warning)
+    assert "ReLU implementation: tl_activation `yours: ReLU (8c6793)` in the link is a Function written in " \
+           "lesson 6 in another browser" in warned and "Use my Function in lessons 2 and 5" in warned
+    assert "not one of the choices" not in warned and at.session_state["tl_activation"] == "ReLU"
+
+
+def packed_raw(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+HOSTILE = {
+    "an import": ("import os\n" + RELU, "refuses (line 1)"),
+    "a dunder walk": (RELU.replace("return input.clamp(min=0)", "return input.__class__.__base__"), "refuses"),
+    "a call of a builtin": (RELU.replace("return input.clamp(min=0)", "return open('/etc/passwd')"), "refuses"),
+    "a loop": (RELU.replace("return input.clamp(min=0)", "while True:\n            pass"), "refuses"),
+}
+
+
+def test_hostile_code_in_a_link_is_refused_by_the_allow_list(new_app):
+    before = set(registry.STUDENT_ACTIVATIONS)
+    for why, (source, words) in HOSTILE.items():
+        link = f"yours: ReLU (0123abcd) {pack(source)}"
+        at = open_with(new_app, "pages/two_layer.py", tl_activation=link)
+        warned = " ".join(w.value for w in at.warning)
+        assert f"carries code that lesson 6 {words}" in warned, why
+        assert at.session_state["tl_activation"] == "ReLU" and not at.session_state.get("wf_activations"), why
+        assert "passwd" not in warned and "__class__" not in warned  # the code is never echoed
+    assert set(registry.STUDENT_ACTIVATIONS) == before  # nothing refused was compiled or registered
+
+
+def test_a_link_that_is_not_code_or_not_its_name_is_ignored(new_app):
+    bomb = packed_raw(zlib.compress(b"#" * 5_000_000, 9))
+    assert len(bomb) < 8000
+    cases = {
+        f"yours: ReLU (0123abcd) {pack(RELU)}": "is not the Function it names",  # the id was changed
+        "yours: ReLU (0123abcd) not-base64-zlib": "cannot be read",
+        f"yours: ReLU (0123abcd) {bomb}": "cannot be read",  # 5 MB of '#' in ~7 kB: stops at the size limit
+        f"yours: ReLU (0123abcd) {packed_raw(b'x' * 900)}": "cannot be read",
+        f"yours: ReLU (0123abcd) {'A' * 20_000}": "is too long",
+        f"yours: **Bold** (0123abcd) {pack(RELU)}": "is not one of the choices",
+        f"yours: a · b (two inputs) (0123abcd) {pack(CHALLENGES['multiply'].solution)}": "not one of the choices",
+    }
+    for link, words in cases.items():
+        at = open_with(new_app, "pages/two_layer.py", tl_activation=link)
+        warned = " ".join(w.value for w in at.warning)
+        assert words in warned, (link[:60], warned)
+        assert at.session_state["tl_activation"] == "ReLU"
