@@ -88,8 +88,10 @@ def draw(run: LiveRun | None) -> None:
     running = run is not None and run.running
     if run is not None and not running and snaps and not snaps[0].diverged:
         last = run.last
-        st.caption(f"Stuck at iteration {last.iteration:,}." if last.stuck
-                   else status_text(run, "iteration", shown.max_iterations))
+        ended = (f"Stuck at iteration {last.iteration:,}." if last.stuck
+                 else status_text(run, "iteration", shown.max_iterations))
+        # On a projector the small grey caption is unreadable from the back: plain text, at the presenter's size.
+        (st.markdown if presenter.presenting() else st.caption)(ended)
         quiet_interrupted_animations()
         plot(classroom.add_ghosts_to_spec(logistic_replay_spec(snaps, x, y, shown.max_iterations), "logistic", run),
              key="logistic_replay", fit=True)
@@ -126,8 +128,10 @@ def zero_grad_sentence(config: LogisticConfig, forgot) -> str:
     if forgot.loss > right.loss:
         harm = f"and the model ends sure of its wrong answers: loss {forgot.loss:.3g} against {right.loss:.3g}."
     else:
-        harm = ("which only looks like faster learning here; on overlapping clusters (the button above) the "
-                "model ends sure of its wrong answers.")
+        where = ("in “Settings and presets” at the top of the page" if presenter.presenting()
+                 else "beside the “Forget optimizer.zero_grad()” switch above")
+        harm = ("which only looks like faster learning here; on overlapping clusters (the “Show where it hurts: "
+                f"overlapping clusters” button, {where}) the model ends sure of its wrong answers.")
     return (f"Not an improvement: `backward()` adds into `.grad`, so without `zero_grad()` the gradient used at "
             f"iteration {forgot.iteration:,} is the sum of all {forgot.iteration + 1:,} gradients so far, the "
             f"steps keep growing, and the weights end {ratio:.0f}× larger than with it, {harm}")
