@@ -169,6 +169,7 @@ def _logistic_layout(x: np.ndarray, last_iteration: int, max_loss: float = 1.0, 
                    "title": {"text": "BCE loss", "font": {"color": LOSS_COLOR}}},
         "yaxis3": {"anchor": "x2", "overlaying": "y2", "side": "right", "range": [0, 1.02],
                    "tickvals": [0, 0.5, 1], "tickformat": ".0%", "showgrid": False,
+                   "ticklabelstandoff": 10,  # "100%" clear of the accuracy's end marker on the plot's edge
                    "title": {"text": "accuracy", "font": {"color": ACCURACY_COLOR}}},
         "legend": {"orientation": "h", "x": 0.5, "xanchor": "center", "y": 1.02, "yanchor": "bottom"},
         "uirevision": "keep",

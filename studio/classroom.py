@@ -125,28 +125,28 @@ def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
     remember_finished(lesson, run)
     finished = run is not None and not run.running and run.status in FINISHED and run.view()[0]
     history = _history(lesson)
-    c = st.columns(6, vertical_alignment="bottom")
+    c = iter(st.columns(6, vertical_alignment="bottom"))  # filled from the left: no empty slot between buttons
     if finished:
         record = lambda: run_record(lesson, run.config, run.view()[0], status=run.status,  # noqa: E731
                                     message=run.message)
         name = f"{lesson}-{run.run_id}"
-        c[0].download_button("CSV", lambda: to_csv(record()), f"{name}.csv", "text/csv", key=f"{lesson}_csv",
+        next(c).download_button("CSV", lambda: to_csv(record()), f"{name}.csv", "text/csv", key=f"{lesson}_csv",
                              on_click="ignore", width="stretch", help="One row per recorded state.")
-        c[1].download_button("JSON", lambda: to_json(record()), f"{name}.json", "application/json",
+        next(c).download_button("JSON", lambda: to_json(record()), f"{name}.json", "application/json",
                              key=f"{lesson}_json", on_click="ignore", width="stretch",
                              help="Settings, every recorded state, and the torch/numpy/app versions. "
                                   "Load it back below to replay the run without training.")
-        c[2].download_button("HTML", lambda: standalone_html(replay_figure(lesson, run.config,
+        next(c).download_button("HTML", lambda: standalone_html(replay_figure(lesson, run.config,
                                                                                       run.view()[0]), name),
                              f"{name}.html", "text/html", key=f"{lesson}_html", on_click="ignore", width="stretch",
                              help="The replay as one HTML file with Play/Pause and the slider; it plays offline.")
     if live_png:
-        with c[3]:
+        with next(c):
             png_button(f"{lesson}-chart", key=f"{lesson}_png")
     if finished:
-        c[4].button("Pin as reference", key=f"{lesson}_pin", width="stretch", on_click=_pin, args=(lesson, run),
+        next(c).button("Pin as reference", key=f"{lesson}_pin", width="stretch", on_click=_pin, args=(lesson, run),
                     help="Keep this run's curve as a ghost beside every later run.")
-    c[5].button("Clear ghosts", key=f"{lesson}_clear_ghosts", width="stretch",
+    next(c).button("Clear ghosts", key=f"{lesson}_clear_ghosts", width="stretch",
                 disabled=not history and st.session_state.get(_pin_key(lesson)) is None,
                 on_click=_clear, args=(lesson, run))
     upload = st.file_uploader("Open a run file (JSON) to watch it again", type=["json"], key=f"{lesson}_load",

@@ -10,7 +10,8 @@ import streamlit as st
 
 _HTML = '<button class="studio-png" type="button" title="Save the chart as a 1280×720 PNG">PNG</button>'
 _CSS = """.studio-png { width: 100%; min-height: 2.5rem; border-radius: 0.5rem; cursor: pointer;
-  border: 1px solid rgba(49, 51, 63, 0.2); background: white; color: inherit; font: inherit; }
+  border: 1px solid rgba(49, 51, 63, 0.2); background: white; color: inherit; font: inherit;
+  font-size: 0.875rem; line-height: 1.6; }  /* as Streamlit's own buttons beside it (CSV, JSON, HTML) */
 .studio-png:hover { border-color: #ff4b4b; color: #ff4b4b; }"""
 _JS = """
 const SIZE = { width: 1280, height: 720 };

@@ -35,3 +35,19 @@ def test_a_stopped_run_rescales_its_step_axis(page):
     stopped = int(page.locator(".studio-live").get_attribute("data-step"))
     assert x_range(page)[1] == pytest.approx(stopped)
     assert exception_boxes(page) == 0
+
+
+def test_the_png_button_reads_as_its_neighbours(page):
+    """Lesson 2's PNG button (a component of ours) in the font size of Streamlit's CSV, JSON, HTML buttons."""
+    set_number(page, "Steps", 20)
+    set_speed(page, "max")
+    page.get_by_role("button", name="Train").click()
+    page.get_by_text("Finished: all 20 steps").wait_for(timeout=30_000)
+    wait_idle(page)
+    csv = page.get_by_role("button", name="CSV")
+    csv.wait_for(timeout=10_000)
+    size = "(el) => getComputedStyle(el.querySelector('p') || el).fontSize"
+    png = page.locator(".studio-png")
+    assert png.evaluate(size) == csv.evaluate(size)
+    csv.scroll_into_view_if_needed()
+    page.screenshot(path="/tmp/review_fix_l2_buttons.png")
