@@ -64,7 +64,7 @@ _CHALLENGES = [
     Challenge(
         "relu", "ReLU", "relu(x) = max(0, x)",
         "The tutorial's `MyReLU`: write forward and backward.",
-        _skeleton("MyReLU", "# save what backward needs, then return max(0, input)\n..."),
+        _skeleton("MyReLU", "# 1. save what backward needs\n# 2. return max(0, input)\n..."),
         _solution("MyReLU", f"{SAVE_INPUT}\nreturn input.clamp(min=0)",
                   f"{GET_INPUT}\ngrad_input = grad_output.clone()\ngrad_input[input < 0] = 0\nreturn grad_input"),
         "The slope is 1 where input > 0 and 0 where input < 0. Clone grad_output, then zero it where input < 0: "

@@ -150,3 +150,16 @@ def test_a_link_that_is_not_code_or_not_its_name_is_ignored(new_app):
         warned = " ".join(w.value for w in at.warning)
         assert words in warned, (link[:60], warned)
         assert at.session_state["tl_activation"] == "ReLU"
+
+
+# ---- The editor (defect: long lines ran off its right edge at 1280 px and on a phone) ----
+
+def test_the_editor_wraps_long_lines_and_the_skeleton_fits_it(new_app):
+    import json
+
+    at = open_with(new_app, "pages/write_function.py")
+    [editor] = [e for e in at.get("component_instance") if e.proto.component_name.endswith("streamlit_ace")]
+    args = json.loads(editor.proto.json_args)
+    assert args["wrapEnabled"] is True  # a line longer than the editor continues below it, indented
+    assert max(len(line) for line in CHALLENGES["relu"].skeleton.splitlines()) <= 45  # ~480 px at 16 px
+    assert any("Apply stays grey until" in c.value for c in at.caption)
