@@ -8,7 +8,7 @@ import torch
 
 from autodiff_core import FUNCTIONS, gradcheck_report, resolve_dtype
 from autodiff_core.figures_function import function_panels
-from autodiff_core.inspector import compare_to_reference, rounded, trace_function
+from autodiff_core.inspector import compare_to_reference, readable, rounded, trace_function
 from studio import presenter
 from studio.charts import plot
 from studio.inputs import parse_vector
@@ -83,8 +83,12 @@ steps = {
     f"5 · {cls}.backward returns": trace.grad_input,
     f"6 · {reference} backward": trace.reference_grad_input,
 }
-st.dataframe({"step": list(steps), **{f"x[{i}]": [rounded(v[i], trace.dtype) for v in steps.values()]
-                                       for i in range(len(x))}}, hide_index=True, width="stretch")
+if presenter.presenting():  # text the presenter CSS can enlarge (the interactive grid draws on a canvas at 14 px)
+    st.table({"step": list(steps), **{f"x[{i}]": [readable(v[i], trace.dtype) for v in steps.values()]
+                                      for i in range(len(x))}}, hide_index=True)
+else:
+    st.dataframe({"step": list(steps), **{f"x[{i}]": [rounded(v[i], trace.dtype) for v in steps.values()]
+                                           for i in range(len(x))}}, hide_index=True, width="stretch")
 shapes = ", ".join(f"shape {s.shape}, {s.dtype}, on {s.device}" for s in trace.saved)
 st.caption(f"ctx.saved_tensors holds {len(trace.saved)} tensor(s): {shapes}. "
            f"ctx.needs_input_grad = {trace.needs_input_grad}.")

@@ -35,6 +35,13 @@ _CSS = """<style>
 .studio-live .studio-caption { font-size: 1.45rem !important; }
 .studio-live .studio-metric span { font-size: 1.1rem !important; }
 .studio-live .studio-metric b { font-size: 1.7rem !important; }
+[data-testid="stMainBlockContainer"] [data-testid="stTable"] table { font-size: 1.3rem !important; }
+[data-testid="stMainBlockContainer"] [data-testid="stTable"] :is(th, td) { padding: 0.3rem 0.6rem !important; }
+[data-testid="stMainBlockContainer"] [data-testid="stTable"] td:not(:first-child) { text-align: right !important;
+  font-variant-numeric: tabular-nums; }  /* numbers given as text (each dtype's shortest form) still line up */
+/* status lines and captions: read from the back row (Streamlit's are 14 px at 60% opacity) */
+[data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] { font-size: 1.15rem !important;
+  opacity: 0.85 !important; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem !important; padding: 0 0 0.25rem 0 !important; }
 </style>"""
 
