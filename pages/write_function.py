@@ -130,8 +130,8 @@ if wanted:
         ss.wf_verdicts[ch.key] = check(source, ch.key)
     if ss.wf_verdicts[ch.key].passed:
         ss.wf_solved = [k for k in CHALLENGES if k in {*ss.wf_solved, ch.key}]
-        if ch.key in ss.wf_offered:  # already in use: lessons 2 and 5 get the new version
-            offer(ch, source)
+        if ch.key in ss.wf_offered:  # already in use: lessons 2 and 5 get the new version, under its own name
+            ss.wf_offered[ch.key] = offer(ch, source)
     if ss.wf_verdicts[ch.key].error_line and not ss.wf_plain:
         st.rerun()  # once more, so the editor marks the line
 verdict = ss.wf_verdicts.get(ch.key)

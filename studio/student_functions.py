@@ -30,8 +30,10 @@ from autodiff_core.functions import MAX_STUDENT_ACTIVATIONS, register_student_ac
 from autodiff_core.student import MAX_CHARS, Refused, compile_function, validate
 
 from .links import Setting
+from .state import _MEMORY as MEMORY
 
 KEY = "wf_activations"  # this session's names, in st.session_state
+ACTIVATION_KEYS = ("tl_activation", "pg_activation")  # lessons 2 and 5's activation settings
 PREFIX = "yours: "
 ID_CHARS = 8  # a hash's first 8 hex digits; a clash with other code gets 16 (then all 64)
 MAX_LINK_CODE = 8000  # characters of packed code a link may carry (the longest allowed code packs to ~3,000)
@@ -83,9 +85,20 @@ def adopt(challenge: Challenge, source: str) -> str:
     while len(_CODES) > MAX_STUDENT_ACTIVATIONS:
         _CODES.pop(next(iter(_CODES)))
     if get_script_run_ctx() is not None:
-        names = [n for n in st.session_state.get(KEY, []) if n != name]
-        st.session_state[KEY] = [*names, name]
+        _replace_in_session(f"{PREFIX}{challenge.title} (", name)
     return name
+
+
+def _replace_in_session(stem: str, name: str) -> None:
+    """One Function per challenge in a session: a new version takes the old one's place in the list and in
+    lessons 2 and 5's activation (shown or remembered for when the page comes back)."""
+    ss = st.session_state
+    old = [n for n in ss.get(KEY, []) if n.startswith(stem)]
+    ss[KEY] = [*(n for n in ss.get(KEY, []) if n not in old), name]
+    for values in (ss, ss.get(MEMORY, {})):
+        for key in ACTIVATION_KEYS:
+            if values.get(key) in old:
+                values[key] = name
 
 
 def same_tree(code: str, tree: ast.Module, challenge: Challenge) -> bool:

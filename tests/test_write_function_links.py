@@ -163,3 +163,17 @@ def test_the_editor_wraps_long_lines_and_the_skeleton_fits_it(new_app):
     assert args["wrapEnabled"] is True  # a line longer than the editor continues below it, indented
     assert max(len(line) for line in CHALLENGES["relu"].skeleton.splitlines()) <= 45  # ~480 px at 16 px
     assert any("Apply stays grey until" in c.value for c in at.caption)
+
+
+def test_a_new_version_replaces_the_old_one_in_lessons_2_and_5(new_app):
+    at, first = use_relu(new_app)
+    at.switch_page("pages/two_layer.py").run()
+    at.selectbox(key="tl_activation").select(first).run()
+    at.switch_page("pages/write_function.py").run()
+    at.text_area(key="wf_text_relu").input(RELU.replace("input < 0] = 0", "input <= 0] = 0")).run()
+    at.button(key="wf_check").click().run()
+    [second] = at.session_state["wf_activations"]  # the old version is gone from the choices
+    assert second != first and any(second in s.value.replace("\\", "") for s in at.success)
+    at.switch_page("pages/two_layer.py").run()
+    assert not at.exception and at.session_state["tl_activation"] == second
+    assert first not in at.selectbox(key="tl_activation").options
