@@ -13,7 +13,7 @@ from .figures import _play_pause, _slider, boundary_line, data_ranges, decades, 
 from .theme import base_layout, style
 
 CURVE_POINTS = 150  # points of the loss curve in one replay frame
-GHOST_COLORS = ("#555555", "#8c6d31", "#6b6b3a")  # grey and dark earth tones, drawn faint: none near a run's colours
+GHOST_COLORS = ("#555555", "#8c6d31", "#a0a0a0")  # dark grey, brown, light grey: none near a run's colours
 GHOST_DASH = "dashdot"  # lesson 3's accuracy line is dotted: a ghost must not read as it
 PIN_COLOR = "#000000"
 SHORT = {"learning_rate": "lr", "n_per_class": "points", "max_iterations": "max iterations",
@@ -171,8 +171,10 @@ def fit_ghosts(lesson: str, layout: dict, traces: Sequence[dict]) -> None:
     import math
 
     axis = {"two_layer": "yaxis", "logistic": "yaxis2"}.get(lesson)
+    x0, x1 = (layout.get("xaxis2" if lesson == "logistic" else "xaxis") or {}).get("range") or [-math.inf, math.inf]
     ys = [v for t in traces if t.get("yaxis", "y") == ("y2" if lesson == "logistic" else "y")
-          for v in t.get("y") or [] if isinstance(v, (int, float)) and math.isfinite(v) and v > 0]
+          for x, v in zip(t.get("x") or [], t.get("y") or [], strict=False)  # the part of a ghost on screen
+          if x0 <= x <= x1 and isinstance(v, (int, float)) and math.isfinite(v) and v > 0]
     if axis is None or not ys or "range" not in layout.get(axis, {}):
         return
     lo, hi = layout[axis]["range"]
