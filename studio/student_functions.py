@@ -19,6 +19,7 @@ import base64
 import binascii
 import hashlib
 import re
+import threading
 import zlib
 from typing import Any
 
@@ -40,6 +41,7 @@ MAX_LINK_CODE = 8000  # characters of packed code a link may carry (the longest 
 _LINKED = re.compile(r"yours: (?P<title>.{1,60}?) \((?P<id>[0-9a-f]{6,64})\)(?: (?P<code>[A-Za-z0-9_-]+))?")
 _BY_TITLE = {c.title: c for c in CHALLENGES.values() if c.n_inputs == 1}
 _CODES: dict[str, str] = {}  # name -> the code a link carries (content-addressed: one name, one code)
+_LOCK = threading.Lock()
 MISSING = ("is a Function written in lesson 6 in another browser, and this browser does not have it (to use it "
            "here, solve that challenge in 6 · Write your own Function and press Use my Function in lessons 2 and 5)")
 
@@ -75,15 +77,17 @@ def adopt(challenge: Challenge, source: str) -> str:
     except Refused:  # spelled out longer than the limits allow: carry the code as typed
         canonical = source
     digest = hashlib.sha256(ast.dump(submission.tree).encode()).hexdigest()
-    for n in (ID_CHARS, 16, 64):
-        name = f"{PREFIX}{challenge.title} ({digest[:n]})"
-        if _CODES.get(name, canonical) == canonical or same_tree(_CODES[name], submission.tree, challenge):
-            break
-    register_student_activation(name, compile_function(submission).apply)
-    _CODES.pop(name, None)
-    _CODES[name] = canonical
-    while len(_CODES) > MAX_STUDENT_ACTIVATIONS:
-        _CODES.pop(next(iter(_CODES)))
+    apply = compile_function(submission).apply
+    with _LOCK:  # every session's script thread registers here
+        for n in (ID_CHARS, 16, 64):
+            name = f"{PREFIX}{challenge.title} ({digest[:n]})"
+            if _CODES.get(name, canonical) == canonical or same_tree(_CODES[name], submission.tree, challenge):
+                break
+        register_student_activation(name, apply)
+        _CODES.pop(name, None)
+        _CODES[name] = canonical
+        while len(_CODES) > MAX_STUDENT_ACTIVATIONS:
+            _CODES.pop(next(iter(_CODES)))
     if get_script_run_ctx() is not None:
         _replace_in_session(f"{PREFIX}{challenge.title} (", name)
     return name
