@@ -24,7 +24,7 @@ LIVE_HEIGHT = 640
 REPLAY_FRAMES = 400  # every step of a short run; a frame holds a whole surface (sent as float32, 4 KB)
 REPLAY_CURVE = 80  # points of each curve in a frame: 400 frames stay near 3 MB
 REPLAY_HEIGHT = 920
-REPLAY_TOP = 170  # room for the two-line caption and the legend (two rows on a laptop, four on a phone)
+REPLAY_TOP = 150  # room for the two-line caption and the legend (one row on a laptop, up to three on a phone)
 STEP_PAD = 1.05  # the step axis ends a little after its last tick, so "500" never meets the "0%" beside it
 
 
@@ -43,8 +43,10 @@ def _layout(extent, steps_axis: int) -> dict:
         yaxis3={"anchor": "x2", "overlaying": "y2", "side": "right", "range": [0, 1.02], "tickformat": ".0%",
                 "tickvals": [0, 0.5, 1], "ticklabelstandoff": 3, "showgrid": False,
                 "title": {"text": "accuracy", "font": {"color": ACCURACY_COLOR}}},
+        # five entries, each as wide as its text, wrapping only where the width runs out: one row on a
+        # laptop, two or three on a phone (fixed columns made four rows everywhere, over a small plot)
         legend={"orientation": "h", "x": 0, "y": 1.01, "yanchor": "bottom", "font": {"size": FONT_SIZE},
-                "entrywidthmode": "fraction", "entrywidth": 0.5},  # two columns, which fit a phone too
+                "entrywidthmode": "pixels", "entrywidth": 0, "itemwidth": 30},
     )
     for axis in ("xaxis", "yaxis", "xaxis2", "yaxis2", "yaxis3"):  # the margins above fit the axes: the
         layout[axis]["automargin"] = False  # template's automargin would shrink the replay on a phone
@@ -54,7 +56,7 @@ def _layout(extent, steps_axis: int) -> dict:
 def _points(train, test) -> list[dict]:
     """Four traces: train and test points of class 0 and 1. ``train`` and ``test`` are ``(points, classes)``,
     or for a regression ``(points, classes, targets)``: the classes are then the targets' signs, and each point
-    takes its target's colour on the surface's continuous scale (-1 red, 0 white, +1 blue)."""
+    takes its target's colour on the surface's continuous scale (-1 orange, 0 white, +1 blue)."""
     traces = []
     for (x, y, *values), kind, symbol in ((train, "train", "circle"), (test, "test", "circle-open")):
         for c in (0, 1):
@@ -68,9 +70,11 @@ def _points(train, test) -> list[dict]:
                 xy, v = xy[order], v[order]
                 marker.update(color=v.tolist(), colorscale=SURFACE, cmin=-1, cmax=1)
                 marker["line"] = {"width": marker["line"]["width"], "color": "#888888"}  # a target near 0 is white
-            name = (f"{kind} {'> 0' if c else '≤ 0'}" if values else f"{kind} {c}")  # short: two a row on a phone
-            traces.append({"type": "scatter", "mode": "markers", "name": name,
-                           "x": xy[:, 0].tolist(), "y": xy[:, 1].tolist(), "marker": marker})
+            # one legend entry a class, shown by its (filled) training points; the page says hollow is test
+            name = f"{kind} {'> 0' if c else '≤ 0'}" if values else (f"class {c}" if kind == "train" else f"test {c}")
+            traces.append({"type": "scatter", "mode": "markers", "name": name, "legendgroup": f"class {c}",
+                           "showlegend": kind == "train", "x": xy[:, 0].tolist(), "y": xy[:, 1].tolist(),
+                           "marker": marker})
     return traces
 
 

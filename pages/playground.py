@@ -34,7 +34,7 @@ from studio.weight_editor import CLICKABLE, weight_editor
 require_app()
 st.title("5 · Classification playground")
 presenter.intro("A small network whose activation is a custom autograd Function (the tutorial's `MyReLU` by default) "
-            "learns to separate two classes, 0 (red) and 1 (blue). The background is the probability of class 1 at "
+            "learns to separate two classes, 0 (orange) and 1 (blue). The background is the probability of class 1 at "
             "every point; filled dots are training points, hollow ones test points.")
 D = PlaygroundConfig()
 init_state({"pg_dataset": D.dataset, "pg_noise": D.noise, "pg_n": D.n_per_class, "pg_test": D.test_fraction,
@@ -232,8 +232,8 @@ def idle_status() -> str:
     return status_text(run, "step", None)
 
 
-NETWORK_NOTE = ("Each neuron is drawn as what it computes over the plane (red -1, white 0, blue +1). Links are "
-                "blue for positive weights and red for negative, thicker when larger; each bias is the small square "
+NETWORK_NOTE = ("Each neuron is drawn as what it computes over the plane (orange -1, white 0, blue +1). Links are "
+                "blue for positive weights and orange for negative, thicker when larger; each bias is the small square "
                 "at its neuron's corner. Hover for values.")
 FLOW_NOTE = ("Each layer's gradient norm |dLoss/dW| at each step (log scale), and the share of each hidden layer's "
              "units that are dead: the same output for every training point, so no gradient passes.")
