@@ -64,14 +64,14 @@ def editor(ch) -> tuple[str, bool]:
         text = st.text_area("Your code", key=key, height=380)
         ss.wf_sources[ch.key] = text
         return text, st.button("Check", key="wf_check", type="primary")
-    st.caption("Change the code, then press **Apply** under the editor (or Ctrl+Enter) to check it. Apply stays "
-               "grey until there is something new to check.")
     last = ss.wf_verdicts.get(ch.key)
     marks = [{"row": last.error_line - 1, "column": 0, "type": "error", "text": last.reasons[0]}] \
         if last is not None and last.error_line else []
     # wrap: a long line continues below, indented, instead of running off a narrow editor (a phone, a projector)
     text = st_ace(value=source, language="python", theme="chrome", font_size=16, min_lines=16, tab_size=4, wrap=True,
                   key=f"wf_ace_{ch.key}_{ss.wf_versions.get(ch.key, 0)}", auto_update=False, annotations=marks)
+    st.caption("**Apply** (or Ctrl+Enter) checks your code. It stays grey until you change the code, so there is "
+               "something new to check.")
     if isinstance(text, str) and text != source:
         ss.wf_sources[ch.key] = text
         return text, True

@@ -162,7 +162,7 @@ def test_the_editor_wraps_long_lines_and_the_skeleton_fits_it(new_app):
     args = json.loads(editor.proto.json_args)
     assert args["wrapEnabled"] is True  # a line longer than the editor continues below it, indented
     assert max(len(line) for line in CHALLENGES["relu"].skeleton.splitlines()) <= 45  # ~480 px at 16 px
-    assert any("Apply stays grey until" in c.value for c in at.caption)
+    assert any("stays grey until you change the code" in c.value for c in at.caption)
 
 
 def test_a_new_version_replaces_the_old_one_in_lessons_2_and_5(new_app):
