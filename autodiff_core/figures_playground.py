@@ -33,8 +33,8 @@ def _layout(extent, steps_axis: int) -> dict:
     layout = base_layout(
         margin={"l": 56, "r": 68, "t": 10, "b": 55},
         plot_bgcolor="rgba(0,0,0,0)", paper_bgcolor="rgba(0,0,0,0)",  # the live surface shows through
-        xaxis={"range": [x0, x1], "title": {"text": "x₀"}, "zeroline": False, "constrain": "domain"},
-        yaxis={"domain": [0.44, 1], "range": [y0, y1], "title": {"text": "x₁"}, "zeroline": False,
+        xaxis={"range": [x0, x1], "title": {"text": "X1"}, "zeroline": False, "constrain": "domain"},
+        yaxis={"domain": [0.44, 1], "range": [y0, y1], "title": {"text": "X2"}, "zeroline": False,
                "scaleanchor": "x", "scaleratio": 1, "constrain": "domain", "constraintoward": "top"},
         xaxis2={"anchor": "y2", "range": [0, max(steps_axis, 1) * STEP_PAD], "title": {"text": "step"},
                 "ticklabelstandoff": 2},

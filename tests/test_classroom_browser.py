@@ -27,7 +27,7 @@ MEASURE = """() => {
       .map(t => parseFloat(getComputedStyle(t).fontSize));
   const plots = [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.getBoundingClientRect().width > 0)
     .map(p => { const b = p.getBoundingClientRect();
-      return {top: b.top, width: b.width, ticks: sizes(p, '.xtick text, .ytick text'),
+      return {top: b.top, left: b.left, width: b.width, ticks: sizes(p, '.xtick text, .ytick text'),
               titles: sizes(p, '.gtitle, .g-xtitle text, .g-ytitle text, .g-y2title text, .g-y3title text, '
                                + '.g-x2title text, .annotation-text')}; });
   const sidebar = document.querySelector('[data-testid="stSidebar"]');
@@ -180,6 +180,10 @@ def test_presenter_view_at_720p(server, browser, lesson, path):
     if path == "xray":
         sizes = [s for g in m["graphs"] for s in g]
         assert sizes and min(sizes) >= 14, sizes
+    elif path == "custom_function":  # forward and backward side by side: the pair spans the content
+        forward, backward = m["plots"][:2]
+        span = backward["left"] + backward["width"] - forward["left"]
+        assert max(forward["top"], backward["top"]) < 720 and span >= 0.9 * m["content"], m
     else:
         chart = m["plots"][0]
         assert chart["top"] < 720 and chart["width"] >= 0.9 * m["content"], m

@@ -47,3 +47,16 @@ def test_the_legend_has_one_entry_a_class_and_one_a_curve():
     assert legend["entrywidthmode"] == "pixels" and legend["entrywidth"] == 0  # as wide as the text: wraps late
     groups = {t["name"]: t.get("legendgroup") for t in data["base"] if t.get("legendgroup")}
     assert groups["class 0"] == groups["test 0"] != groups["class 1"] == groups["test 1"]  # one click hides both
+
+
+def test_the_plane_axes_are_named_as_the_feature_toggles_are():
+    """The toggles say X1 and X2 (TF Playground's names); the plane's axes say the same, not x₀ and x₁."""
+    import numpy as np
+
+    from autodiff_core.features import FEATURES
+    from autodiff_core.figures_playground import playground_live_payload
+
+    x, y = np.zeros((1, 2)), np.zeros(1)
+    layout = playground_live_payload([], (-6, 6, -6, 6), 4, (x, y), (x, y), run_id="r", status="idle",
+                                     status_text="", steps_axis=10)["layout"]
+    assert [layout["xaxis"]["title"]["text"], layout["yaxis"]["title"]["text"]] == list(FEATURES)[:2] == ["X1", "X2"]
