@@ -26,9 +26,17 @@ REPLAY_CURVE = 80  # points of each curve in a frame: 400 frames stay near 3 MB
 REPLAY_HEIGHT = 920
 REPLAY_TOP = 150  # room for the two-line caption and the legend (one row on a laptop, up to three on a phone)
 STEP_PAD = 1.05  # the step axis ends a little after its last tick, so "500" never meets the "0%" beside it
+# A regression's score in the accuracy fields: the share of the targets' variance explained, R² (clipped to 0..1)
+VARIANCE_EXPLAINED = "variance explained"
 
 
-def _layout(extent, steps_axis: int) -> dict:
+def score_name(regression: bool) -> str:
+    """What the snapshot's accuracy fields hold: the share of points right, or for a regression the share of
+    the targets' variance explained (R²). Every label of lesson 5 names it by this."""
+    return VARIANCE_EXPLAINED if regression else "accuracy"
+
+
+def _layout(extent, steps_axis: int, regression: bool = False) -> dict:
     x0, x1, y0, y1 = extent
     layout = base_layout(
         margin={"l": 56, "r": 68, "t": 10, "b": 55},
@@ -38,11 +46,12 @@ def _layout(extent, steps_axis: int) -> dict:
                "scaleanchor": "x", "scaleratio": 1, "constrain": "domain", "constraintoward": "top"},
         xaxis2={"anchor": "y2", "range": [0, max(steps_axis, 1) * STEP_PAD], "title": {"text": "step"},
                 "ticklabelstandoff": 2},
-        yaxis2={"domain": [0, 0.25], "anchor": "x2", "title": {"text": "BCE loss"}, "range": [0, 1],
-                "ticklabelstandoff": 4},  # clear of the step axis's "0"
+        yaxis2={"domain": [0, 0.25], "anchor": "x2", "range": [0, 1],
+                "ticklabelstandoff": 4,  # clear of the step axis's "0"
+                "title": {"text": "squared error" if regression else "BCE loss"}},
         yaxis3={"anchor": "x2", "overlaying": "y2", "side": "right", "range": [0, 1.02], "tickformat": ".0%",
                 "tickvals": [0, 0.5, 1], "ticklabelstandoff": 3, "showgrid": False,
-                "title": {"text": "accuracy", "font": {"color": ACCURACY_COLOR}}},
+                "title": {"text": score_name(regression), "font": {"color": ACCURACY_COLOR}}},
         # five entries, each as wide as its text, wrapping only where the width runs out: one row on a
         # laptop, two or three on a phone (fixed columns made four rows everywhere, over a small plot)
         legend={"orientation": "h", "x": 0, "y": 1.01, "yanchor": "bottom", "font": {"size": FONT_SIZE},
@@ -78,13 +87,13 @@ def _points(train, test) -> list[dict]:
     return traces
 
 
-def _curves() -> list[dict]:
+def _curves(regression: bool = False) -> list[dict]:
     return [
         {"type": "scatter", "mode": "lines", "name": "train loss", "xaxis": "x2", "yaxis": "y2",
          "line": {"color": LOSS_COLOR, "width": 3}},
         {"type": "scatter", "mode": "lines", "name": "test loss", "xaxis": "x2", "yaxis": "y2",
          "line": {"color": LOSS_COLOR, "width": 3, "dash": "dot"}},
-        {"type": "scatter", "mode": "lines", "name": "test accuracy", "xaxis": "x2", "yaxis": "y3",
+        {"type": "scatter", "mode": "lines", "name": f"test {score_name(regression)}", "xaxis": "x2", "yaxis": "y3",
          "line": {"color": ACCURACY_COLOR, "width": 3}},
     ]
 
@@ -98,20 +107,21 @@ def _surface(extent, grid: int) -> dict:
             "hovertemplate": "P(class 1) = %{z:.2f}<extra></extra>"}
 
 
-def caption(s: PlaygroundSnapshot) -> str:
+def caption(s: PlaygroundSnapshot, regression: bool = False) -> str:
     return (f"Step {s.step:,}   train loss {s.train_loss:.3f}   test loss {s.test_loss:.3f}   "
-            f"test accuracy {s.test_accuracy:.1%}")
+            f"test {score_name(regression)} {s.test_accuracy:.1%}")
 
 
-def replay_caption(s: PlaygroundSnapshot) -> str:
+def replay_caption(s: PlaygroundSnapshot, regression: bool = False) -> str:
     """The caption on two short lines, so it fits a phone."""
-    return (f"Step {s.step:,}   test accuracy {s.test_accuracy:.1%}<br>"
+    return (f"Step {s.step:,}   test {score_name(regression)} {s.test_accuracy:.1%}<br>"
             f"train loss {s.train_loss:.3f}   test loss {s.test_loss:.3f}")
 
 
-def metrics(s: PlaygroundSnapshot) -> list[list[str]]:
+def metrics(s: PlaygroundSnapshot, regression: bool = False) -> list[list[str]]:
+    name = score_name(regression)
     return [["step", f"{s.step:,}"], ["train loss", f"{s.train_loss:.4f}"], ["test loss", f"{s.test_loss:.4f}"],
-            ["train accuracy", f"{s.train_accuracy:.1%}"], ["test accuracy", f"{s.test_accuracy:.1%}"]]
+            [f"train {name}", f"{s.train_accuracy:.1%}"], [f"test {name}", f"{s.test_accuracy:.1%}"]]
 
 
 def _loss_top(good: Sequence[PlaygroundSnapshot]) -> float:
@@ -122,8 +132,8 @@ def _loss_top(good: Sequence[PlaygroundSnapshot]) -> float:
 def playground_live_payload(snaps: Sequence[PlaygroundSnapshot], extent, grid: int, train, test, *, run_id: str,
                             status: str, status_text: str, steps_axis: int,
                             curve: Sequence[PlaygroundSnapshot] | None = None,
-                            diagram: tuple[dict, dict | None] | None = None, flow: tuple[dict, dict] | None = None
-                            ) -> dict:
+                            diagram: tuple[dict, dict | None] | None = None, flow: tuple[dict, dict] | None = None,
+                            regression: bool = False) -> dict:
     """Decision surface under the train (filled) and test (hollow) points, loss and accuracy below.
     The surface travels as a grid per state; the browser draws it on a canvas under the plot area.
     ``curve``: the states the loss and accuracy curves are drawn from (light ones, for every recorded step)
@@ -132,22 +142,23 @@ def playground_live_payload(snaps: Sequence[PlaygroundSnapshot], extent, grid: i
     Drawn under them while a run goes: ``diagram``, the network (``figures_network.network_live_spec`` and one
     ``network_live_state``, which rides on the newest state, so the diagram repaints once per feed update, a
     few times a second); ``flow``, the gradient flow (``figures_gradflow.gradient_flow_live``), whose curves
-    join the others."""
+    join the others. ``regression``: the axes, legend, heading and metrics name the loss squared error and the
+    score the variance explained (R²), which is what the snapshot's accuracy fields hold there."""
     good = [s for s in snaps if not s.diverged]
     points = good if curve is None else [s for s in curve if not s.diverged]
-    layout = _layout(extent, steps_axis)
+    layout = _layout(extent, steps_axis, regression)
     layout["yaxis2"]["range"] = [0, _loss_top(points)]
     steps = [s.step for s in points]
     curves = {4: {"x": steps, "y": [s.train_loss for s in points]},
               5: {"x": steps, "y": [s.test_loss for s in points]},
               6: {"x": steps, "y": [s.test_accuracy for s in points]}}
-    states = [{"seq": s.step, "step": s.step, "traces": {}, "surface": s.surface, "caption": caption(s),
-               "metrics": metrics(s)} for s in good[-LIVE_WINDOW:]]
+    states = [{"seq": s.step, "step": s.step, "traces": {}, "surface": s.surface, "caption": caption(s, regression),
+               "metrics": metrics(s, regression)} for s in good[-LIVE_WINDOW:]]
     if diagram is not None and diagram[1] is not None and states:
         states[-1]["diagram"] = diagram[1]
     if flow is not None:
         curves.update(flow[1])
-    data = _payload(run_id, status, status_text, layout, _points(train, test) + _curves(), curves, states,
+    data = _payload(run_id, status, status_text, layout, _points(train, test) + _curves(regression), curves, states,
                     height=LIVE_HEIGHT, empty_caption="Press Play to train.", window=LIVE_WINDOW,
                     max_behind=LIVE_WINDOW, surface={"colors": SURFACE_RGB})
     data["diagram"], data["flow"] = diagram and diagram[0], flow and flow[0]
@@ -155,19 +166,23 @@ def playground_live_payload(snaps: Sequence[PlaygroundSnapshot], extent, grid: i
 
 
 def playground_replay_figure(snaps: Sequence[PlaygroundSnapshot], extent, grid: int, train, test,
-                             curve: Sequence[PlaygroundSnapshot] | None = None):
+                             curve: Sequence[PlaygroundSnapshot] | None = None, regression: bool | None = None):
     """The recorded run as an animation; heatmap frames need redraw, so at most REPLAY_FRAMES of them.
     Each frame carries its own caption; Play continues from the frame shown. ``curve``: the states the loss
     and accuracy curves are drawn from (light ones, for every recorded step), where ``snaps``, thinned in a
-    long run, would leave the curves sparse between frames; ``snaps`` by default."""
+    long run, would leave the curves sparse between frames; ``snaps`` by default. ``regression``: name the loss
+    and the score as a regression's (squared error, variance explained); by default, when ``train`` carries
+    targets (the ``(points, classes, targets)`` of a regression)."""
     import plotly.graph_objects as go
 
+    if regression is None:
+        regression = len(train) == 3
     good = [s for s in snaps if not s.diverged]
     points = good if curve is None else [s for s in curve if not s.diverged]
-    layout = _layout(extent, max((s.step for s in good), default=1))
+    layout = _layout(extent, max((s.step for s in good), default=1), regression)
     layout["yaxis2"]["range"] = [0, _loss_top(points)]
     layout["margin"] = {**layout["margin"], "t": REPLAY_TOP, "b": 200}
-    fig = go.Figure(data=[_surface(extent, grid), *_points(train, test), *_curves()], layout=layout)
+    fig = go.Figure(data=[_surface(extent, grid), *_points(train, test), *_curves(regression)], layout=layout)
     frames = []
     steps = [t.step for t in points]
     for s in thin(good, REPLAY_FRAMES):
@@ -175,7 +190,8 @@ def playground_replay_figure(snaps: Sequence[PlaygroundSnapshot], extent, grid: 
         st = np.array([t.step for t in upto], np.int32)  # arrays: quick to build, sent in binary
         train_loss, test_loss, test_acc = (np.array([getattr(t, k) for t in upto], np.float32)
                                            for k in ("train_loss", "test_loss", "test_accuracy"))
-        frames.append(go.Frame(name=str(s.step), traces=[0, 5, 6, 7], layout={"title": {"text": replay_caption(s)}},
+        title = {"title": {"text": replay_caption(s, regression)}}
+        frames.append(go.Frame(name=str(s.step), traces=[0, 5, 6, 7], layout=title,
                                data=[go.Heatmap(z=np.array(s.surface, np.float32)), go.Scatter(x=st, y=train_loss),
                                      go.Scatter(x=st, y=test_loss), go.Scatter(x=st, y=test_acc)]))
     fig.frames = frames
@@ -186,7 +202,7 @@ def playground_replay_figure(snaps: Sequence[PlaygroundSnapshot], extent, grid: 
     style(fig)
     fig.update_layout(
         height=REPLAY_HEIGHT,
-        title={"text": replay_caption(good[-1]) if good else "", "x": 0.5, "xanchor": "center",
+        title={"text": replay_caption(good[-1], regression) if good else "", "x": 0.5, "xanchor": "center",
                "y": 1, "yanchor": "top", "yref": "container", "pad": {"t": 14}},
         updatemenus=[play_pause(play_duration(len(frames)))], sliders=[slider([f.name for f in frames])])
     return fig

@@ -6,14 +6,14 @@ import streamlit as st
 
 from autodiff_core.diagram import GRID, MAX_WIDTH, ParamTap, drawable, network_state
 from autodiff_core.features import ordered
-from autodiff_core.figures_gradflow import discretized, gradient_flow_figure, gradient_flow_live, regression_labels
+from autodiff_core.figures_gradflow import discretized, gradient_flow_figure, gradient_flow_live
 from autodiff_core.figures_network import network_figure, network_live_spec, network_live_state
-from autodiff_core.figures_playground import LIVE_WINDOW, playground_live_payload, playground_replay_figure
+from autodiff_core.figures_playground import LIVE_WINDOW, playground_live_payload, playground_replay_figure, score_name
 from autodiff_core.functions import activation_names
 from autodiff_core.graph import to_dot
 from autodiff_core.inspector import inspector_table
 from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, Playground, PlaygroundConfig, backward_problem
-from autodiff_core.playground_data import PLAYGROUND_DATASETS, label_noise_note
+from autodiff_core.playground_data import PLAYGROUND_DATASETS, is_regression, label_noise_note
 from autodiff_core.recording import every_step_then_sparser
 from autodiff_core.script_export import export_script, exportable
 from autodiff_core.slow_step import forward_backward_table, slow_step, update_table
@@ -33,9 +33,6 @@ from studio.weight_editor import CLICKABLE, weight_editor
 
 require_app()
 st.title("5 · Classification playground")
-presenter.intro("A small network whose activation is a custom autograd Function (the tutorial's `MyReLU` by default) "
-            "learns to separate two classes, 0 (orange) and 1 (blue). The background is the probability of class 1 at "
-            "every point; filled dots are training points, hollow ones test points.")
 D = PlaygroundConfig()
 init_state({"pg_dataset": D.dataset, "pg_noise": D.noise, "pg_n": D.n_per_class, "pg_test": D.test_fraction,
             "pg_hidden": D.hidden, "pg_activation": D.activation,
@@ -44,6 +41,17 @@ init_state({"pg_dataset": D.dataset, "pg_noise": D.noise, "pg_n": D.n_per_class,
             **{key: name in D.features for name, key in FEATURE_KEYS.items()}})
 st.session_state.setdefault("pg_data_seed", 0)
 bind_lesson("playground")
+INTRO = ("A small network whose activation is a custom autograd Function (the tutorial's `MyReLU` by default) "
+         "learns to separate two classes, 0 (orange) and 1 (blue). The background is the probability of class 1 at "
+         "every point; filled dots are training points, hollow ones test points.")
+REGRESSION_INTRO = (
+    "A small network whose activation is a custom autograd Function (the tutorial's `MyReLU` by default) learns a "
+    "regression: a number at every point of the plane, from -1 (orange) through 0 (white) to +1 (blue). The "
+    "background is the network's output at every point; filled dots are training points, hollow ones test points, "
+    "each coloured by its target. The loss is the squared error; the score is the **variance explained** (R²): "
+    "1 − squared error / variance of the targets, 100% for a perfect fit, 0% for always answering their mean.")
+regression_chosen = st.session_state.pg_dataset in PLAYGROUND_DATASETS and is_regression(st.session_state.pg_dataset)
+presenter.intro(REGRESSION_INTRO if regression_chosen else INTRO)
 
 
 def playground_ui() -> tuple[PlaygroundConfig | None, str]:
@@ -165,7 +173,8 @@ if backward_problem(config.activation):
 if config.hidden and min(config.hidden) == 1:
     st.info("A layer of 1 neuron squeezes everything through one number: the boundary can barely bend.")
 if config.noise == 0:
-    st.info("Noise 0: the points follow their recipe exactly, so a test accuracy of 100% is possible.")
+    st.info("Noise 0: the points follow their recipe exactly, so a test "
+            f"{score_name(config.regression)} of 100% is possible.")
 elif not presenter.presenting() and (note := label_noise_note(config.dataset, (pg.points_train, pg.y_train),
                                                               (pg.points_test, pg.y_test))):
     st.caption(note)  # why train and test losses differ so: the flipped labels are not shared out evenly
@@ -273,12 +282,11 @@ def payload(run: LiveRun | None) -> dict:
     if discretize:  # only the newest states carry a surface
         snaps = discretized(snaps, LIVE_WINDOW + 1)
     last = snaps[-1].step if snaps else 0
-    data = playground_live_payload(
+    return playground_live_payload(
         snaps, pg.extent, pg.config.grid, train, test, run_id=run.run_id if run else idle_id,
         status=run.status if run else "idle", status_text=status_text(run, "step", None) if run else idle_text,
         steps_axis=max(500, int(last * 1.25) if run else last), curve=curve,  # room to grow only while live
-        diagram=live_diagram(run), flow=live_flow(run, curve))
-    return regression_labels(data) if regression else data
+        diagram=live_diagram(run), flow=live_flow(run, curve), regression=regression)
 
 
 run = live_run()
@@ -296,8 +304,8 @@ if ended is not None and not ended.running and ended.status == "error" and idle_
 if run is None and len(history) > 2 and st.toggle("Replay the run as an animation", key="pg_replay_on"):
     quiet_interrupted_animations()
     replay = discretized(history, len(history)) if discretize else history
-    plot(playground_replay_figure(replay, pg.extent, pg.config.grid, train, test, curve=curve_shown),
-         key="pg_replay")
+    plot(playground_replay_figure(replay, pg.extent, pg.config.grid, train, test, curve=curve_shown,
+                                  regression=regression), key="pg_replay")
 trace = st.session_state.get("pg_slow_trace")
 if run is None and st.session_state.pg_slow and trace is not None and trace.step == pg.steps_done - 1:
     st.subheader(f"Step {trace.step + 1} in slow motion")
