@@ -25,13 +25,21 @@ def layer_names(layers: int) -> list[str]:
     return [f"layer {i + 1}" for i in range(layers - 1)] + ["output"]
 
 
+MODEBAR_ROOM = 44  # px right of the plots: the vertical mode bar sits there, not on the newest steps
+
+
 def _flow_layout() -> dict:
+    """Stacked for a phone; the presenter view (``theme.landscape``) puts the two plots side by side. Each
+    axis names the axis it hangs on: side by side, an unanchored ``yaxis2`` would hang on ``x``, on top of
+    the gradient norms' axis."""
     return base_layout(
-        height=520, margin={"l": 70, "r": 20, "t": 10, "b": 55},
+        height=520, margin={"l": 70, "r": MODEBAR_ROOM, "t": 10, "b": 55},
         xaxis={"anchor": "y", "matches": "x2", "showticklabels": False},
-        yaxis={"domain": [0.42, 1], "type": "log", "title": {"text": "|dLoss/dW|"}, "exponentformat": "power"},
+        yaxis={"anchor": "x", "domain": [0.42, 1], "type": "log", "title": {"text": "|dLoss/dW|"},
+               "exponentformat": "power"},
         xaxis2={"anchor": "y2", "title": {"text": "step"}},
-        yaxis2={"domain": [0, 0.3], "range": [0, 1.02], "tickformat": ".0%", "title": {"text": "dead units"}},
+        yaxis2={"anchor": "x2", "domain": [0, 0.3], "range": [0, 1.02], "tickformat": ".0%",
+                "title": {"text": "dead units"}},
         legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom", "font": {"size": FONT_SIZE}},
         modebar={"orientation": "v"},  # clear of the legend's row
     )

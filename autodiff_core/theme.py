@@ -106,8 +106,15 @@ def landscape(layout: dict) -> dict:
     if not (top.get("domain") and bottom.get("domain") and top["domain"][0] >= bottom["domain"][1]):
         return layout
     top["domain"], bottom["domain"] = [0, 1], [0, 1]
+    top.setdefault("anchor", "x")  # an unanchored y-axis hangs on x: both would sit at the left plot's edge
+    bottom.setdefault("anchor", "x2")
     layout["xaxis"] = {**(layout.get("xaxis") or {}), "domain": [0, 0.44]}
     layout["xaxis2"] = {**(layout.get("xaxis2") or {}), "domain": [0.56, 0.92]}  # room for the right axis
+    top_x = layout["xaxis"]
+    if top_x.get("showticklabels") is False:  # hidden when the plot below shared its steps: now each has its own
+        top_x["showticklabels"] = True
+        if not (top_x.get("title") or {}).get("text"):
+            top_x["title"] = dict(layout["xaxis2"].get("title") or {})
     if layout.get("height", 0) > PRESENT_HEIGHT:  # a replay: title above, Play and slider below
         margin = layout["margin"]
         layout["height"] = PRESENT_HEIGHT
