@@ -7,6 +7,7 @@ The step shown is the step taken: the batch is drawn from the playground's own g
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -74,19 +75,36 @@ def slow_step(pg: Playground) -> StepTrace:
     return StepTrace(pg.steps_done - 1, len(idx), y[0].item(), loss.item(), layers, graph, function)
 
 
-def _short(values: list[float], most: int = 8) -> str:
-    text = ", ".join(f"{v:+.3g}" for v in values[:most])  # 3 significant figures: gradients are small
-    return text + (", ..." if len(values) > most else "")
+UNITS = 8  # units shown a layer: the table fits a laptop's page (1280 px with the sidebar) without scrolling
+QUANTITIES = (("z = W h + b", "pre"), ("activation(z)", "post"), ("grad_output", "grad_post"),
+              ("grad_input", "grad_pre"))  # forward down a layer's rows, then its backward: dLoss/d act, dLoss/dz
+
+
+def number(v: float) -> str:
+    """3 significant figures in few characters (8 for most): 6.04, -0.0123, 5.19e-4 (gradients are small)."""
+    if v == 0 or not math.isfinite(v):
+        return f"{v:g}"
+    mantissa, exponent = f"{v:.2e}".split("e")  # rounded first: 999.9 is 1e3, -0.009999 is -0.01
+    if -2 <= int(exponent) < 3:
+        return f"{v:.3g}"
+    return f"{float(mantissa):g}e{int(exponent)}"
 
 
 def forward_backward_table(t: StepTrace) -> dict[str, list[str]]:
-    """One row per layer: what went forward and what came back, for the batch's first example."""
+    """For the batch's first example, a layer's units across and four rows a layer: its forward (z, then the
+    activation), then its backward (grad_output flows into the activation's backward, grad_input = dLoss/dz
+    comes out). At most ``UNITS`` units, so the table fits a laptop's page; the layer is named on its first row."""
     names = [f"layer {i + 1}" for i in range(len(t.layers) - 1)] + ["output"]
-    return {"layer": names,
-            "z = W h + b": [_short(lt.pre) for lt in t.layers],
-            "activation(z)": [_short(lt.post) for lt in t.layers],
-            "dLoss/d activation (grad_output)": [_short(lt.grad_post) for lt in t.layers],
-            "dLoss/dz (backward returns)": [_short(lt.grad_pre) for lt in t.layers]}
+    width = min(UNITS, max(len(lt.pre) for lt in t.layers))
+    table: dict[str, list[str]] = {"layer": [], "value": [], **{f"unit {j + 1}": [] for j in range(width)}}
+    for name, lt in zip(names, t.layers, strict=True):
+        for row, (label, field) in enumerate(QUANTITIES):
+            values = getattr(lt, field)
+            table["layer"].append(name if row == 0 else "")
+            table["value"].append(label)
+            for j in range(width):
+                table[f"unit {j + 1}"].append(number(values[j]) if j < len(values) else "")
+    return table
 
 
 def update_table(t: StepTrace) -> dict[str, list]:

@@ -16,7 +16,7 @@ from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, Playground, Playgrou
 from autodiff_core.playground_data import PLAYGROUND_DATASETS, is_regression, label_noise_note
 from autodiff_core.recording import every_step_then_sparser
 from autodiff_core.script_export import export_script, exportable
-from autodiff_core.slow_step import forward_backward_table, slow_step, update_table
+from autodiff_core.slow_step import UNITS, forward_backward_table, slow_step, update_table
 from autodiff_core.theme import PRESENT_FONT, present_layout
 from studio import classroom, presenter
 from studio.animation import quiet_interrupted_animations
@@ -309,8 +309,12 @@ if run is None and len(history) > 2 and st.toggle("Replay the run as an animatio
 trace = st.session_state.get("pg_slow_trace")
 if run is None and st.session_state.pg_slow and trace is not None and trace.step == pg.steps_done - 1:
     st.subheader(f"Step {trace.step + 1} in slow motion")
+    widest = max(len(layer.pre) for layer in trace.layers)
+    units = f" (its first {UNITS} units of {widest})" if widest > UNITS else ""
     st.markdown(f"**1 · Forward.** A batch of {trace.batch} points; the first of them (target {trace.target:g}), "
-                "layer by layer. **3 · Backward** runs the same table from right to left.")
+                f"layer by layer{units}: z, then the activation. **3 · Backward** comes back up the table, from "
+                "the output: grad_output (dLoss/d activation) flows into the activation's backward, and grad_input "
+                "(dLoss/dz) comes out.")
     st.dataframe(forward_backward_table(trace), hide_index=True, width="stretch")
     st.markdown(f"**2 · Loss** over the batch: {trace.loss:.4f}. **3 · Backward**: autograd walks this graph "
                 "from the loss up; the orange node is the custom Function, whose ctx holds what forward saved.")
