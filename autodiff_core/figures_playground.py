@@ -98,13 +98,21 @@ def _curves(regression: bool = False) -> list[dict]:
     ]
 
 
-def _surface(extent, grid: int) -> dict:
-    """The decision surface as a heatmap, interpolated like the live chart's canvas (not in blocks)."""
+def _surface(extent, grid: int, regression: bool = False) -> dict:
+    """The decision surface as a heatmap, interpolated like the live chart's canvas (not in blocks). For a
+    regression it holds the network's output, -1..1 (``_heat`` turns the snapshot's 0..1 surface into it)."""
     x0, x1, y0, y1 = extent
+    name = "output" if regression else "P(class 1)"
     return {"type": "heatmap", "x": np.linspace(x0, x1, grid).tolist(), "y": np.linspace(y0, y1, grid).tolist(),
-            "z": [], "zmin": 0, "zmax": 1, "zsmooth": "best", "colorscale": SURFACE, "opacity": 0.8,
-            "showscale": False, "name": "P(class 1)", "showlegend": False,
-            "hovertemplate": "P(class 1) = %{z:.2f}<extra></extra>"}
+            "z": [], "zmin": -1 if regression else 0, "zmax": 1, "zsmooth": "best", "colorscale": SURFACE,
+            "opacity": 0.8, "showscale": False, "name": name, "showlegend": False,
+            "hovertemplate": f"{name} = %{{z:.2f}}<extra></extra>"}
+
+
+def _heat(s: PlaygroundSnapshot, regression: bool) -> np.ndarray:
+    """The snapshot's surface as the heatmap's z: P(class 1), or a regression's output ((output + 1) / 2 stored)."""
+    z = np.array(s.surface, np.float32)
+    return z * 2 - 1 if regression else z
 
 
 def caption(s: PlaygroundSnapshot, regression: bool = False) -> str:
@@ -182,7 +190,8 @@ def playground_replay_figure(snaps: Sequence[PlaygroundSnapshot], extent, grid: 
     layout = _layout(extent, max((s.step for s in good), default=1), regression)
     layout["yaxis2"]["range"] = [0, _loss_top(points)]
     layout["margin"] = {**layout["margin"], "t": REPLAY_TOP, "b": 200}
-    fig = go.Figure(data=[_surface(extent, grid), *_points(train, test), *_curves(regression)], layout=layout)
+    fig = go.Figure(data=[_surface(extent, grid, regression), *_points(train, test), *_curves(regression)],
+                    layout=layout)
     frames = []
     steps = [t.step for t in points]
     for s in thin(good, REPLAY_FRAMES):
@@ -192,11 +201,11 @@ def playground_replay_figure(snaps: Sequence[PlaygroundSnapshot], extent, grid: 
                                            for k in ("train_loss", "test_loss", "test_accuracy"))
         title = {"title": {"text": replay_caption(s, regression)}}
         frames.append(go.Frame(name=str(s.step), traces=[0, 5, 6, 7], layout=title,
-                               data=[go.Heatmap(z=np.array(s.surface, np.float32)), go.Scatter(x=st, y=train_loss),
+                               data=[go.Heatmap(z=_heat(s, regression)), go.Scatter(x=st, y=train_loss),
                                      go.Scatter(x=st, y=test_loss), go.Scatter(x=st, y=test_acc)]))
     fig.frames = frames
     if frames:  # start on the last frame; Play runs from the start, or on from wherever Pause left it
-        fig.data[0].z = good[-1].surface
+        fig.data[0].z = _heat(good[-1], regression)
         for i, key in ((5, "train_loss"), (6, "test_loss"), (7, "test_accuracy")):
             fig.data[i].update(x=steps, y=[getattr(t, key) for t in points])
     style(fig)

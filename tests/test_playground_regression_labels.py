@@ -69,5 +69,9 @@ def test_the_replay_figure_names_a_regression_by_its_targets():
                                    (x[:0], y[:0], y[:0]))
     assert "test variance explained" in fig.layout.title.text and "accuracy" not in fig.layout.title.text
     assert fig.layout.yaxis3.title.text == "variance explained" and fig.layout.yaxis2.title.text == "squared error"
+    # the surface is the network's output, -1..1, on the points' scale (the snapshot stores (output + 1) / 2)
+    heat = fig.data[0]
+    assert (heat.zmin, heat.zmax) == (-1, 1) and "output" in heat.hovertemplate and "class" not in heat.hovertemplate
+    assert np.allclose(heat.z, np.array(snaps[-1].surface) * 2 - 1, atol=1e-6)
     classes = playground_replay_figure(snaps, pg.extent, pg.config.grid, (x, y > 0), (x[:0], y[:0] > 0))
     assert "test accuracy" in classes.layout.title.text
