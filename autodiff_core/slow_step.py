@@ -15,7 +15,7 @@ from torch import nn
 
 from .functions import FUNCTIONS
 from .graph import Graph, walk
-from .inspector import FunctionTrace, trace_function
+from .inspector import FunctionTrace, inspector_table, trace_function
 from .playground import Playground
 
 
@@ -105,6 +105,14 @@ def forward_backward_table(t: StepTrace) -> dict[str, list[str]]:
             for j in range(width):
                 table[f"unit {j + 1}"].append(number(values[j]) if j < len(values) else "")
     return table
+
+
+def function_table(t: StepTrace) -> dict[str, list[str]]:
+    """The X-ray's table of the custom Function on layer 1 (input, what ctx saved, grad_output, grad_input), for
+    the first ``UNITS`` units in the forward/backward table's short numbers, so it fits the page beside it."""
+    table = inspector_table(t.function)
+    units = [key for key in table if key != "step"][:UNITS]
+    return {"step": table["step"], **{key: [number(float(v)) for v in table[key]] for key in units}}
 
 
 def update_table(t: StepTrace) -> dict[str, list]:

@@ -11,12 +11,11 @@ from autodiff_core.figures_network import network_figure, network_live_spec, net
 from autodiff_core.figures_playground import LIVE_WINDOW, playground_live_payload, playground_replay_figure, score_name
 from autodiff_core.functions import activation_names
 from autodiff_core.graph import to_dot
-from autodiff_core.inspector import inspector_table
 from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, Playground, PlaygroundConfig, backward_problem
 from autodiff_core.playground_data import PLAYGROUND_DATASETS, is_regression, label_noise_note
 from autodiff_core.recording import every_step_then_sparser
 from autodiff_core.script_export import export_script, exportable
-from autodiff_core.slow_step import UNITS, forward_backward_table, slow_step, update_table
+from autodiff_core.slow_step import UNITS, forward_backward_table, function_table, slow_step, update_table
 from autodiff_core.theme import PRESENT_FONT, present_layout
 from studio import classroom, presenter
 from studio.animation import quiet_interrupted_animations
@@ -310,7 +309,7 @@ trace = st.session_state.get("pg_slow_trace")
 if run is None and st.session_state.pg_slow and trace is not None and trace.step == pg.steps_done - 1:
     st.subheader(f"Step {trace.step + 1} in slow motion")
     widest = max(len(layer.pre) for layer in trace.layers)
-    units = f" (its first {UNITS} units of {widest})" if widest > UNITS else ""
+    units = f" (each layer's first {UNITS} units)" if widest > UNITS else ""
     st.markdown(f"**1 · Forward.** A batch of {trace.batch} points; the first of them (target {trace.target:g}), "
                 f"layer by layer{units}: z, then the activation. **3 · Backward** comes back up the table, from "
                 "the output: grad_output (dLoss/d activation) flows into the activation's backward, and grad_input "
@@ -320,9 +319,11 @@ if run is None and st.session_state.pg_slow and trace is not None and trace.step
                 "from the loss up; the orange node is the custom Function, whose ctx holds what forward saved.")
     st.graphviz_chart(to_dot(trace.graph, key="slow", **presenter.dot_options()))
     if trace.function is not None:
-        st.markdown(f"Inside the backward of **{trace.function.name}** on layer 1 (the first point): "
-                    "grad_output flows in, grad_input flows out.")
-        st.dataframe(inspector_table(trace.function), hide_index=True, width="stretch")
+        layer1 = len(trace.layers[0].pre)
+        first_units = f"; x[0] to x[{UNITS - 1}] of its {layer1} units" if layer1 > UNITS else ""
+        st.markdown(f"Inside the backward of **{trace.function.name}** on layer 1 (the first point"
+                    f"{first_units}): grad_output flows in, grad_input flows out.")
+        st.dataframe(function_table(trace), hide_index=True, width="stretch")
     st.markdown("**4 · Update.** Each weight matrix moved by the optimizer, against its gradient:")
     st.dataframe(update_table(trace), hide_index=True)
 if run is None:

@@ -43,3 +43,16 @@ def test_number_is_short_and_keeps_three_significant_figures(v):
 
 def test_number_of_nan_and_infinity():
     assert math.isnan(float(number(math.nan))) and number(math.inf) == "inf"
+
+
+def test_the_functions_table_is_the_inspectors_for_the_first_units_in_short_numbers():
+    from autodiff_core.inspector import inspector_table
+    from autodiff_core.slow_step import function_table
+
+    pg = Playground(PlaygroundConfig(hidden=(64,)))
+    trace = slow_step(pg)
+    table, full = function_table(trace), inspector_table(trace.function)
+    assert list(table) == ["step"] + [f"x[{j}]" for j in range(UNITS)] and table["step"] == full["step"]
+    for key in list(table)[1:]:
+        assert all(len(cell) <= LONGEST_NUMBER for cell in table[key])
+        assert [float(c) for c in table[key]] == pytest.approx([float(c) for c in full[key]], rel=5e-3, abs=1e-300)
