@@ -137,7 +137,7 @@ def replay_figure(lesson: str, config, snaps: Sequence):
         pg = Playground(config)  # data and the initial model only
         train = (pg.x_train.cpu().float().numpy(), pg.y_train.cpu().numpy())
         test = (pg.x_test.cpu().float().numpy(), pg.y_test.cpu().numpy())
-        return playground_replay_figure(snaps, pg.extent, config.grid, train, test)
+        return playground_replay_figure(snaps, pg.extent, config.grid, train, test, regression=config.regression)
     return two_layer_replay_figure(snaps, config.steps)
 
 

@@ -113,12 +113,3 @@ def discretized(snaps: Sequence[PlaygroundSnapshot], newest: int) -> list[Playgr
     flat = [dataclasses.replace(s, surface=tuple(tuple(float(v >= 0.5) for v in row) for row in s.surface))
             for s in snaps[cut:]]
     return [*snaps[:cut], *flat]
-
-
-def regression_labels(payload: dict) -> dict:
-    """The live chart's axes named for a regression: squared error, and the share of variance explained
-    (what the snapshot's accuracy fields hold there). In place; returns the payload."""
-    layout = payload["layout"]
-    layout["yaxis2"]["title"]["text"] = "squared error"
-    layout["yaxis3"]["title"]["text"] = "variance explained"
-    return payload

@@ -12,6 +12,7 @@ import pytest
 from autodiff_core import LogisticConfig, TwoLayerConfig, train_logistic, train_two_layer
 from autodiff_core.figures_classroom import difference_label, ghost_record, ghost_traces, replay_figure
 from autodiff_core.playground import Playground, PlaygroundConfig
+from autodiff_core.playground_data import PLAYGROUND_DATASETS, is_regression
 from autodiff_core.runs_io import from_json, run_record, standalone_html, to_csv, to_json
 from autodiff_core.theme import CLASS_COLORS, OKABE_ITO, present_layout, recolor
 from studio.links import ECHO, Setting, preset_values, read_params, slug
@@ -201,3 +202,14 @@ def test_an_open_ended_run_records_every_step_first_then_sparser():
     reference = Playground(PlaygroundConfig(hidden=(4,), n_per_class=20))
     *_, last = reference.run(1000, record_every=1000)
     assert last.train_loss == snaps[-1].train_loss  # recording does not change the training
+
+
+def test_a_loaded_regression_run_replays_with_a_regressions_words():
+    """A playground run file of a regression replays with squared error and variance explained, as the page
+    draws it: never 'accuracy' beside a regression."""
+    from autodiff_core.playground import Playground, PlaygroundConfig
+
+    config = PlaygroundConfig(dataset=next(d for d in PLAYGROUND_DATASETS if is_regression(d)))
+    snaps = list(Playground(config).run(20, 5))
+    text = json.dumps(replay_figure("playground", config, snaps).to_plotly_json(), ensure_ascii=False)
+    assert "variance explained" in text and "accuracy" not in text
