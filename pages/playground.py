@@ -135,6 +135,7 @@ def settle(pg: Playground) -> None:
     if st.session_state["pg_history"][-1].step != pg.steps_done:
         record(pg.snapshot())
     st.session_state["pg_settled"] = run.run_id
+    st.session_state["pg_settled_step"] = pg.steps_done  # where the run left the model: what idle_status names
 
 
 def record(snap) -> None:
@@ -235,8 +236,10 @@ def idle_status() -> str:
     """What ended the last run, while the chart still shows where it ended."""
     run = current_run("playground")
     history = st.session_state["pg_history"]
-    if run is None or run.running or run.last is None or history[-1].step != run.last.step:
-        return ""
+    if run is None or run.running or run.last is None or history[-1].step != st.session_state.get("pg_settled_step"):
+        return ""  # no run, or Step has moved on since it ended
+    if run.status == "stopped" and run.message == "Paused.":  # at full speed the model may be past the last record
+        return f"Paused at step {history[-1].step:,}."
     return status_text(run, "step", None)
 
 

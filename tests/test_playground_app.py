@@ -147,3 +147,18 @@ def test_a_paused_long_run_keeps_its_whole_history_in_the_curves(app):
     flow_steps = json.loads(flow.proto.spec)["data"][0]["x"]
     assert flow_steps[0] <= 10 and flow_steps[-1] == paused  # gradient flow from the start of the run too
     assert not at.exception
+
+
+def test_pause_at_full_speed_says_where_it_paused(app):
+    """At max speed the model runs past the last recorded state; Pause still names the step on screen."""
+    at = app.switch_page("pages/playground.py").run()
+    at.select_slider(key="pg_speed").set_value("max").run()
+    at.button(key="pg_play").click().run()
+    time.sleep(1.0)
+    at.button(key="pg_pause").click().run()
+    wait_for_run(at, "playground", timeout=10)
+    pg = at.session_state["pg_model"]
+    assert at.session_state["pg_history"][-1].step == pg.steps_done
+    assert payload(at)["status_text"] == f"Paused at step {pg.steps_done:,}."
+    at.button(key="pg_step").click().run()  # Step moves on: the line about the pause goes
+    assert payload(at)["status_text"] == ""
