@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -88,3 +91,17 @@ def feed_get(path: str) -> tuple[int, dict]:
     assert match.name == "FULL", path
     response = route.endpoint(Request({"type": "http", "method": "GET", "headers": [], **scope}))
     return response.status_code, json.loads(response.body)
+
+
+def run_exported(source: str, tmp_path) -> tuple[list[float], float]:
+    """Run an exported script in a subprocess, as a student would (without this repo on the path): the train
+    loss it prints for every step, and the final test loss of its last line."""
+    path = tmp_path / "playground_run.py"
+    path.write_text(source)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    return [float(line.split()[1]) for line in lines[:-1]], float(lines[-1].split()[-1])
+

@@ -1,9 +1,6 @@
 """TF Playground's "Linear" activation as a custom autograd Function: against PyTorch's identity, in the
 playground (a linear network draws a straight boundary, however deep), and in the exported script."""
 
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -13,6 +10,7 @@ from autodiff_core.functions import FUNCTIONS, MyLinear, activation_names
 from autodiff_core.playground import Playground, PlaygroundConfig
 from autodiff_core.script_export import export_script, exportable
 from autodiff_core.slow_step import slow_step
+from tests.conftest import run_exported
 
 
 def test_linear_is_pytorchs_identity_forward_and_backward():
@@ -91,12 +89,6 @@ def test_the_exported_script_with_linear_reproduces_every_step(tmp_path):
     snaps = list(pg.run(30, 1))
     source = export_script(pg)
     assert "class MyLinear(Function)" in source and "activation = MyLinear.apply" in source
-    path = tmp_path / "playground_run.py"
-    path.write_text(source)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    out = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=120)
-    assert out.returncode == 0, out.stderr
-    steps = [float(line.split()[1]) for line in out.stdout.splitlines()[:-1]]
+    steps, _ = run_exported(source, tmp_path)
     torch.testing.assert_close(torch.tensor(steps), torch.tensor([s.train_loss for s in snaps[1:]]),
                                rtol=1e-5, atol=1e-6)

@@ -1,8 +1,5 @@
 """The run as a PyTorch script: run in a subprocess, it reproduces the app's loss at every step."""
 
-import os
-import subprocess
-import sys
 
 import pytest
 import torch
@@ -10,6 +7,7 @@ import torch
 from autodiff_core.functions import FUNCTIONS
 from autodiff_core.playground import Playground, PlaygroundConfig
 from autodiff_core.script_export import activation_source, export_script
+from tests.conftest import run_exported
 
 RUNS = {
     "by-hand SGD, MyReLU, L1 + L2": dict(optimizer="SGD (by hand)", learning_rate=0.1, l1=0.001, l2=0.01),
@@ -19,25 +17,16 @@ RUNS = {
                                              activation="torch.tanh", learning_rate=0.01, l2=0.001),
 }
 
-
 @pytest.mark.parametrize("run", list(RUNS))
 def test_the_exported_script_reproduces_every_step(run, tmp_path):
     pg = Playground(PlaygroundConfig(**RUNS[run]))
     snaps = list(pg.run(40, 1))
     source = export_script(pg)
     assert "autodiff_core" not in source and "import torch" in source
-    path = tmp_path / "playground_run.py"
-    path.write_text(source)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    out = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=120)
-    assert out.returncode == 0, out.stderr
-    lines = out.stdout.splitlines()
-    steps = [float(line.split()[1]) for line in lines[:-1]]
+    steps, final_test = run_exported(source, tmp_path)
     assert len(steps) == 40
     app = [s.train_loss for s in snaps[1:]]
     torch.testing.assert_close(torch.tensor(steps), torch.tensor(app), rtol=1e-5, atol=1e-6)
-    final_test = float(lines[-1].split()[-1])
     assert final_test == pytest.approx(snaps[-1].test_loss, rel=1e-5)
 
 

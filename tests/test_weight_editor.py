@@ -2,9 +2,6 @@
 editor under lesson 5's diagram, through AppTest."""
 
 import json
-import os
-import subprocess
-import sys
 import time
 
 import pytest
@@ -12,7 +9,7 @@ import torch
 
 from autodiff_core.playground import Playground, PlaygroundConfig
 from autodiff_core.script_export import export_script
-from tests.conftest import wait_for_run
+from tests.conftest import run_exported, wait_for_run
 
 CONFIG = PlaygroundConfig(hidden=(4, 3), optimizer="SGD + momentum", learning_rate=0.05)
 
@@ -51,17 +48,10 @@ def test_the_exported_script_sets_the_same_weights_after_the_same_steps(tmp_path
     pg.set_weight(2, 0, 1, -3.0)
     final = pg.snapshot()
     assert [e[0] for e in pg.edits] == [0, 12, 12, 25]
-    path = tmp_path / "playground_run.py"
-    path.write_text(export_script(pg))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    out = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=120)
-    assert out.returncode == 0, out.stderr
-    lines = out.stdout.splitlines()
-    steps = [float(line.split()[1]) for line in lines[:-1]]
+    steps, final_test = run_exported(export_script(pg), tmp_path)
     torch.testing.assert_close(torch.tensor(steps), torch.tensor([s.train_loss for s in snaps[1:]]),
                                rtol=1e-5, atol=1e-6)
-    assert float(lines[-1].split()[-1]) == pytest.approx(final.test_loss, rel=1e-5)  # the last edit too
+    assert final_test == pytest.approx(final.test_loss, rel=1e-5)  # the last edit too
     pg.reset()
     assert pg.edits == [] and "set_by_hand" not in export_script(pg)
 
