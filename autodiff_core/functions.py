@@ -11,7 +11,8 @@ A ``torch.autograd.Function`` has two halves that always travel together:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import torch
@@ -341,37 +342,44 @@ def correct_functions() -> list[str]:
 def activation_names() -> list[str]:
     """Every name a trainer accepts as its activation: the registry, the built-ins, then the caller's own
     Functions from lesson 6."""
-    return [*FUNCTIONS, *BUILTIN_ACTIVATIONS, *(n for n in _visible_student_names() if n in STUDENT_ACTIVATIONS)]
+    return [*FUNCTIONS, *BUILTIN_ACTIVATIONS, *student_activations()]
 
 
 def get_activation(name: str) -> Callable[[torch.Tensor], torch.Tensor]:
-    """The callable for a registry name (its ``apply``) or a built-in such as ``"torch.relu"``."""
+    """The callable for a registry name (its ``apply``), a built-in such as ``"torch.relu"``, or one of the
+    caller's Functions from lesson 6."""
     if name in FUNCTIONS:
         return FUNCTIONS[name].apply
     if name in BUILTIN_ACTIVATIONS:
         return BUILTIN_ACTIVATIONS[name]
-    if name in STUDENT_ACTIVATIONS:
-        return STUDENT_ACTIVATIONS[name]
+    students = student_activations()
+    if name in students:
+        return students[name]
     raise ValueError(f"activation must be one of: {', '.join(activation_names())}; not {name!r}.")
 
 
-# ---- Functions students wrote in lesson 6 (registered by studio/student_functions.py) ----
+# ---- Functions students wrote in lesson 6 ----
+# They are not kept here: each browser session holds its own (studio/student_functions.py), as callables that
+# compute in a sandboxed worker (remote.py). ``set_student_scope`` tells the engine where the caller's are; a
+# training thread, which has no session, is handed its run's with ``bind_student_activations``.
 
-STUDENT_ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {}  # name -> apply
-MAX_STUDENT_ACTIVATIONS = 1024  # past this the oldest is dropped (a class of 30 solving all 10: 300)
-_visible_student_names: Callable[[], Iterable[str]] = tuple  # which of them the caller may list
-
-
-def register_student_activation(name: str, apply: Callable[[torch.Tensor], torch.Tensor]) -> None:
-    """Make a student's passing Function usable by name. Names carry a per-session token."""
-    STUDENT_ACTIVATIONS.pop(name, None)
-    STUDENT_ACTIVATIONS[name] = apply
-    while len(STUDENT_ACTIVATIONS) > MAX_STUDENT_ACTIVATIONS:
-        STUDENT_ACTIVATIONS.pop(next(iter(STUDENT_ACTIVATIONS)))
+_scope: Callable[[], Mapping[str, Callable]] = dict  # the caller's Functions, name -> callable
+_bound = threading.local()
 
 
-def set_student_scope(visible: Callable[[], Iterable[str]]) -> None:
-    """``visible()`` names the student Functions ``activation_names()`` lists for the current caller
-    (the app: those of the browser session running the script)."""
-    global _visible_student_names
-    _visible_student_names = visible
+def student_activations() -> Mapping[str, Callable[[torch.Tensor], torch.Tensor]]:
+    """The caller's Functions from lesson 6: those bound to this thread, else those of its scope."""
+    bound = getattr(_bound, "functions", None)
+    return bound if bound is not None else _scope()
+
+
+def set_student_scope(scope: Callable[[], Mapping[str, Callable]]) -> None:
+    """``scope()`` returns the student Functions of the current caller (the app: the browser session running
+    the script)."""
+    global _scope
+    _scope = scope
+
+
+def bind_student_activations(functions: Mapping[str, Callable] | None) -> None:
+    """Give the calling thread these student Functions (a training run's, captured from its session)."""
+    _bound.functions = functions

@@ -6,14 +6,17 @@ Convention: ``J[i, j] = d output_i / d input_j`` (rows are outputs), as in ``gra
 
 from __future__ import annotations
 
+import time
 import warnings
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from .challenges import CHALLENGES, Challenge
-from .sandbox import Sandbox, SandboxError, shared_sandbox
+from .sandbox import Busy, Sandbox, SandboxError, shared_sandbox
 from .student import Refused, explain_error, load, validate
 
 N_POINTS = 8
@@ -52,6 +55,7 @@ class Verdict:
     mismatch: np.ndarray | None = None
     kinks: tuple[Kink, ...] = ()
     curve: dict = field(default_factory=dict)  # x, yours, reference, slope, reference_slope (one-input only)
+    cost: tuple[float, float] | None = None  # bytes and seconds per element of one forward + backward (training)
 
 
 def refused(challenge: str, exc: Refused) -> Verdict:
@@ -100,16 +104,107 @@ def run_checks(fn, c: Challenge) -> Verdict:
     reasons = [] if passed else _diagnose(fn, c, xs)
     notes = [*([] if forward_ok else [forward_note]), *_needs_input_grad(fn, c, xs), *_in_place_note(fn, c, xs)]
     ok = bool(passed) and forward_ok and not (c.n_inputs > 1 and notes)
-    headline = ("gradcheck passed and the forward matches " + c.reference_name + "." if ok else
+    training, cost = training_checks(fn, c) if ok and c.n_inputs == 1 else ([], None)
+    headline = ("gradcheck passed and the forward matches " + c.reference_name + "." if ok and not training else
+                "gradcheck passed, but your Function does not work at the size and dtype training uses." if ok else
                 "gradcheck failed: your backward does not match the slope of your forward." if not passed else
                 "gradcheck passed, but the Function is not finished yet.")
+    ok, reasons = ok and not training, [*reasons, *training]
     names = ["x"] if c.n_inputs == 1 else ["a", "b", "c"][:c.n_inputs]
     return Verdict(
         c.key, ok, headline, tuple(reasons), tuple(notes), gradcheck_passed=bool(passed), forward_ok=forward_ok,
         input_labels=tuple(f"{n}[{j}]={v:.2f}" for n, x in zip(names, xs, strict=True)
                            for j, v in enumerate(x.tolist())),
         output_labels=tuple(f"out[{i}]" for i in range(N_POINTS)), analytical=analytical, numerical=numerical,
-        mismatch=mismatch, kinks=tuple(_kinks(fn, c)), curve=_curve(fn, c) if c.n_inputs == 1 else {})
+        mismatch=mismatch, kinks=tuple(_kinks(fn, c)), curve=_curve(fn, c) if c.n_inputs == 1 else {}, cost=cost)
+
+
+TRAINING_SHAPE = (1024, 64)  # lesson 5's 32 x 32 grid through 64 units; lesson 2's default N x H is 6,400
+COST_SHAPE = (1024, 1024)  # big enough that its memory shows in the peak RSS
+
+
+def training_checks(fn, c: Challenge) -> tuple[list[str], tuple[float, float] | None]:
+    """Run the Function as lessons 2 and 5 will: a batch of the size training uses, in float32 (training's
+    dtype) and float64 (gradcheck's), against the built-in op and against itself. Returns what is wrong, and
+    what one forward + backward costs per element (bytes at its peak, seconds) for the run's budget."""
+    lo, hi = c.domain
+    x64 = torch.rand(TRAINING_SHAPE, generator=torch.Generator().manual_seed(11), dtype=torch.float64)
+    x64 = lo + (hi - lo) * x64
+    results, reasons = {}, []
+    for dtype in (torch.float32, torch.float64):
+        x = x64.to(dtype, copy=True).requires_grad_()
+        y = fn.apply(x)
+        name = str(dtype).removeprefix("torch.")
+        if not isinstance(y, torch.Tensor) or y.shape != x.shape or y.dtype != dtype:
+            got = f"{tuple(y.shape)}, {y.dtype}" if isinstance(y, torch.Tensor) else type(y).__name__
+            reasons.append(f"In {name}, on a batch of shape {TRAINING_SHAPE}, your forward returns {got}; it must "
+                           f"return the input's shape and dtype.")
+            continue
+        (grad,) = torch.autograd.grad(y, x, torch.ones_like(y), allow_unused=True)
+        results[name] = (y.detach(), grad)
+        reasons += _against_reference(c, x.detach(), y.detach(), grad, name)
+    if len(results) == 2 and not reasons:
+        (y32, _), (y64, _) = results["float32"], results["float64"]
+        if not torch.allclose(y32.double(), y64, rtol=1e-3, atol=1e-4):
+            j = int((y32.double() - y64).abs().argmax())
+            reasons.append(f"Your forward gives different answers in float32, which training uses, and float64, "
+                           f"which gradcheck uses: at input {x64.view(-1)[j].item():.4g}, float32 gives "
+                           f"{y32.view(-1)[j].item():.4g} and float64 {y64.view(-1)[j].item():.4g}.")
+    return reasons, (None if reasons else _cost(fn, c))
+
+
+def _against_reference(c: Challenge, x, y, grad, name: str) -> list[str]:
+    ref_x = x.clone().requires_grad_()
+    ref = c.reference(ref_x)
+    (ref_grad,) = torch.autograd.grad(ref, ref_x, torch.ones_like(ref))
+    tol = {"rtol": 1e-3, "atol": 1e-4} if name == "float32" else CLOSE
+    for what, yours, want in (("forward", y, ref.detach()), ("backward", grad, ref_grad)):
+        if yours is None or yours.shape != want.shape or not torch.allclose(yours, want, **tol):
+            if yours is None or yours.shape != want.shape:
+                return [f"In {name}, on a batch of shape {TRAINING_SHAPE}, your {what} returns no gradient of "
+                        "the input's shape."]
+            j = int((yours - want).abs().argmax())
+            return [f"In {name}, on a batch of shape {TRAINING_SHAPE} (training's size), your {what} differs from "
+                    f"{c.reference_name}'s: at input {x.view(-1)[j].item():.4g} it gives {yours.view(-1)[j].item():.4g}"
+                    f", {c.reference_name} gives {want.view(-1)[j].item():.4g}."]
+    return []
+
+
+def _cost(fn, c: Challenge) -> tuple[float, float]:
+    """Bytes and seconds per element of one float32 forward + backward on COST_SHAPE: the peak its tensors
+    hold at once, and the time."""
+    lo, hi = c.domain
+    x = (lo + (hi - lo) * torch.rand(COST_SHAPE)).requires_grad_()
+    with _Allocations() as made:
+        y = fn.apply(x)
+        torch.autograd.grad(y, x, torch.ones_like(y), allow_unused=True)
+    t0 = time.perf_counter()  # timed apart: the counting costs time of its own
+    y = fn.apply(x)
+    torch.autograd.grad(y, x, torch.ones_like(y), allow_unused=True)
+    seconds = time.perf_counter() - t0
+    return max(16.0, made.bytes / x.numel()), max(1e-9, seconds / x.numel())
+
+
+class _Allocations(TorchDispatchMode):
+    """The peak bytes held at once by the tensors that the operations inside it return (each counted from
+    the operation that makes it until it is freed)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.live = self.bytes = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for t in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(t, torch.Tensor) and not t._is_view():
+                size = t.numel() * t.element_size()
+                self.live += size
+                self.bytes = max(self.bytes, self.live)
+                weakref.finalize(t, self._free, size)
+        return out
+
+    def _free(self, size: int) -> None:
+        self.live -= size
 
 
 def _jacobians(apply, xs: list[torch.Tensor]) -> tuple[np.ndarray, np.ndarray]:
@@ -320,14 +415,17 @@ def _curve(fn, c: Challenge) -> dict:
             "reference_slope": ref_slope.numpy()}
 
 
-def check(source: str, key: str, sandbox: Sandbox | None = None) -> Verdict:
-    """Validate here (a refusal runs nothing), then judge in the sandbox under its limits."""
+def check(source: str, key: str, sandbox: Sandbox | None = None, owner: str | None = None) -> Verdict:
+    """Validate here (a refusal runs nothing), then judge in the sandbox under its limits, taking turns with
+    other ``owner``s (browser sessions)."""
     c = CHALLENGES[key]
     try:
         validate(source, c.n_inputs)
     except Refused as exc:
         return refused(key, exc)
     try:
-        return (sandbox or shared_sandbox()).run(judge, source, key)
+        return (sandbox or shared_sandbox()).run(judge, source, key, owner=owner)
+    except Busy as exc:
+        return Verdict(key, False, "Your code was not checked this time.", (str(exc),))
     except SandboxError as exc:
         return Verdict(key, False, "Your code was stopped.", (str(exc),))

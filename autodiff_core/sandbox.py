@@ -31,29 +31,21 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
+from .channel import Busy, Channel, FairSlots, Limits, SandboxError, WorkerConn, death
+
+__all__ = ["Busy", "Channel", "Limits", "Sandbox", "SandboxError", "shared_sandbox"]
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@dataclass(frozen=True)
-class Limits:
-    cpu_seconds: int = 2
-    memory_mb: int = 512
-    wall_seconds: int = 5
-
-
-class SandboxError(Exception):
-    """The task was stopped at a limit, or failed; the message is for the student."""
+CHECKS_PER_MINUTE = 12  # per browser session; STUDIO_CHECKS_PER_MINUTE changes it
 
 
 class Sandbox:
     """The server's handle on its zygote: start it once, then ``run`` tasks in fresh workers."""
 
-    def __init__(self, limits: Limits = Limits(), max_parallel: int = 2) -> None:
-        self.limits = limits
-        self._slots = threading.BoundedSemaphore(max_parallel)
+    def __init__(self, limits: Limits | None = None, max_parallel: int = 2) -> None:
+        self.limits = limits or Limits()
+        self._slots = FairSlots(max_parallel, int(os.environ.get("STUDIO_CHECKS_PER_MINUTE", CHECKS_PER_MINUTE)))
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
         self._sock: socket.socket | None = None
@@ -79,29 +71,47 @@ class Sandbox:
                 self._proc.wait(5)
             self._proc = self._sock = None
 
-    def run(self, fn, *args, limits: Limits | None = None):
+    def run(self, fn, *args, limits: Limits | None = None, owner: str | None = None):
         """``fn(*args)`` in a fresh worker under ``limits``; its return value, or ``SandboxError``.
 
-        ``fn`` must be importable by name (a module-level function): it is pickled by reference."""
+        ``fn`` must be importable by name (a module-level function): it is pickled by reference. ``owner`` (a
+        browser session) takes turns with other owners for the ``max_parallel`` workers (``FairSlots``)."""
         limits = limits or self.limits
-        if not hasattr(os, "fork"):
-            raise SandboxError("Checking code needs the sandbox, which runs on Linux and macOS only.")
-        request = pickle.dumps((fn, args, limits))
-        with self._slots:
+        _need_fork()
+        request = pickle.dumps(("call", fn, args, limits))
+        with self._slots.hold(owner):
             readable, writable = os.pipe()
             try:
-                self._send(request, writable)
+                self._send(request, [writable])
             finally:
                 os.close(writable)
             with os.fdopen(readable, "rb") as answer:
                 data = _read_until_eof(answer, deadline=time.monotonic() + limits.wall_seconds + 60)
         return _outcome(data, limits)
 
-    def _send(self, request: bytes, fd: int) -> None:
+    def open(self, fn, *args, limits: Limits | None = None) -> Channel:
+        """A long-lived worker running ``fn(conn, *args)``, which answers requests over ``conn`` under
+        ``limits`` (``cpu_seconds`` over its whole life, ``memory_mb`` at any moment, ``wall_seconds`` of life)."""
+        limits = limits or self.limits
+        _need_fork()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        status_r, status_w = os.pipe()
+        try:
+            self._send(pickle.dumps(("serve", fn, args, limits)), [theirs.fileno(), status_w])
+        except BaseException:
+            ours.close()
+            os.close(status_r)
+            raise
+        finally:
+            theirs.close()
+            os.close(status_w)
+        return Channel(ours, status_r, limits)
+
+    def _send(self, request: bytes, fds: list[int]) -> None:
         for attempt in (1, 2):  # a zygote that died is started again once
             self.start()
             try:
-                socket.send_fds(self._sock, [request], [fd])
+                socket.send_fds(self._sock, [request], fds)
                 return
             except OSError:
                 if attempt == 2:
@@ -134,11 +144,12 @@ def _outcome(data: bytes, limits: Limits):
         if kind == "memory":
             raise SandboxError(f"Your code needed more than {limits.memory_mb} MB of memory and was stopped.")
         raise SandboxError(f"The check failed: {value}")
-    if code in (-signal.SIGXCPU, -signal.SIGKILL):
-        raise SandboxError(f"Your code used more than {limits.cpu_seconds} s of CPU time and was stopped.")
-    if code == -signal.SIGALRM:
-        raise SandboxError(f"Your code ran longer than {limits.wall_seconds} s and was stopped.")
-    raise SandboxError(f"Your code crashed the sandbox (exit code {code}) and was stopped.")
+    raise SandboxError(death(code, limits))
+
+
+def _need_fork() -> None:
+    if not hasattr(os, "fork"):
+        raise SandboxError("Running student code needs the sandbox, which runs on Linux and macOS only.")
 
 
 class _ResultUnpickler(pickle.Unpickler):
@@ -175,7 +186,7 @@ def _zygote(fd: int) -> None:
                 return
             continue
         try:
-            request, fds, _, _ = socket.recv_fds(sock, 1 << 20, 1)
+            request, fds, _, _ = socket.recv_fds(sock, 1 << 20, 2)
         except OSError:
             return
         if not request or not fds:
@@ -183,10 +194,43 @@ def _zygote(fd: int) -> None:
         if os.fork() == 0:
             try:
                 sock.close()
-                _monitor(request, fds[0])
+                (_monitor if len(fds) == 1 else _monitor_serve)(request, *fds)
             finally:
                 os._exit(0)
-        os.close(fds[0])
+        for fd in fds:
+            os.close(fd)
+
+
+def _monitor_serve(request: bytes, conn: int, status: int) -> None:
+    """Fork the long-lived worker, wait for it, and report how it ended on ``status``."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    pid = os.fork()
+    if pid == 0:
+        os.close(status)
+        _serve_worker(request, conn)
+    os.close(conn)
+    _, code = os.waitpid(pid, 0)
+    _write_all(status, pickle.dumps(code))
+
+
+def _serve_worker(request: bytes, fd: int) -> None:
+    """Set the limits, say hello (or why not), then let the task answer requests; never returns."""
+    conn = WorkerConn(socket.socket(fileno=fd))
+    try:
+        _, fn, args, limits = pickle.loads(request)
+        conn.limits = limits
+        _set_limits(limits)
+        try:
+            conn.send(pickle.dumps(("ready", os.getpid())))
+            fn(conn, *args)
+        except MemoryError:
+            conn.send(pickle.dumps(("error", f"Your code needed more than {limits.memory_mb} MB of memory.")))
+        except Exception as exc:
+            conn.send(pickle.dumps(("error", f"The sandbox could not start this code ({type(exc).__name__}).")))
+    except OSError:  # the server hung up
+        pass
+    finally:
+        os._exit(0)
 
 
 def _monitor(request: bytes, out: int) -> None:
@@ -209,7 +253,7 @@ def _monitor(request: bytes, out: int) -> None:
 def _worker(request: bytes, out: int) -> None:
     """Set the limits, run the task, write ("ok", value) / ("memory", None) / ("error", text); never returns."""
     try:
-        fn, args, limits = pickle.loads(request)
+        _, fn, args, limits = pickle.loads(request)
         _set_limits(limits)
         try:
             answer = ("ok", fn(*args))

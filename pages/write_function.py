@@ -13,8 +13,9 @@ from autodiff_core.student import CTX_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTION
 from studio.charts import plot
 from studio.page import require_app
 from studio.presets import bind_lesson
+from studio.runner import current_session_id
 from studio.state import init_state
-from studio.student_functions import offer, share_with_lessons
+from studio.student_functions import adopt, share_with_lessons
 
 try:
     from streamlit_ace import st_ace
@@ -30,7 +31,7 @@ st.markdown("Fill in `forward` and `backward`, then press **Apply** under the ed
 init_state({"wf_challenge": "relu", "wf_plain": st_ace is None})
 bind_lesson("write_function")  # ?wf_challenge=tanh opens that challenge; a bad value warns and leaves the URL
 ss = st.session_state
-for name in ("wf_sources", "wf_verdicts", "wf_versions", "wf_offered"):  # per challenge: code, verdict, editor
+for name in ("wf_sources", "wf_verdicts", "wf_checked", "wf_versions", "wf_offered"):  # per challenge
     if name not in ss:
         ss[name] = {}
 if "wf_solved" not in ss:  # once per session: the link may say which challenges were solved
@@ -127,11 +128,12 @@ with left:
 if wanted:
     ss.wf_url_warning = ""
     with st.spinner("Checking in the sandbox…"):
-        ss.wf_verdicts[ch.key] = check(source, ch.key)
+        ss.wf_verdicts[ch.key] = check(source, ch.key, owner=current_session_id())
+    ss.wf_checked[ch.key] = source  # the code the verdict is about: the only code "Use" may adopt
     if ss.wf_verdicts[ch.key].passed:
         ss.wf_solved = [k for k in CHALLENGES if k in {*ss.wf_solved, ch.key}]
         if ch.key in ss.wf_offered:  # already in use: lessons 2 and 5 get the new version, under its own name
-            ss.wf_offered[ch.key] = offer(ch, source)
+            ss.wf_offered[ch.key] = adopt(ch, source, ss.wf_verdicts[ch.key].cost)
     if ss.wf_verdicts[ch.key].error_line and not ss.wf_plain:
         st.rerun()  # once more, so the editor marks the line
 verdict = ss.wf_verdicts.get(ch.key)
@@ -141,8 +143,8 @@ if verdict is not None:
 if verdict is not None and verdict.passed and ch.n_inputs == 1:
     st.subheader("Use it")
     if st.button("Use my Function in lessons 2 and 5", key="wf_use",
-                 help="Adds it to the activation choices of lessons 2 and 5, for you only."):
-        ss.wf_offered[ch.key] = offer(ch, ss.wf_sources[ch.key])
+                 help="Adds the code that passed to the activation choices of lessons 2 and 5, for you only."):
+        ss.wf_offered[ch.key] = adopt(ch, ss.wf_checked[ch.key], verdict.cost)
     if name := ss.wf_offered.get(ch.key):
         st.success(f"Added **{plain(name)}**: pick it as the activation in lesson 2 or 5 and train. Their "
                    "links then carry its code, so they open with it in any browser.")

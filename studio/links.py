@@ -51,7 +51,8 @@ class Setting:
     items: int = 0  # a tuple: at most this many numbers
 
     def parse(self, text: str) -> tuple[Any, str]:
-        """``(value, "")`` or ``(None, why)``: why the text is not a value of this setting."""
+        """``(value, "")`` or ``(None, why)``: why the text is not a value of this setting (``(None, "")``: the
+        setting keeps its value, and the page says why itself)."""
         if len(text) > (MAX_TEXT if self.kind is str and self.choices is None else 64):
             return None, "is too long"
         if self.kind is bool:
@@ -149,7 +150,7 @@ def _param(setting: Setting, values: list[str] | None, notes: list[str]) -> Any:
     key, name = setting.key, label(setting.key)  # the label a teacher sees, then the parameter to mend
     value, why = setting.parse(values[-1])
     repeat = f" (the link gives {key} {len(values)} times; the last one counts)" if len(set(values)) > 1 else ""
-    if value is None:
+    if value is None and why:
         notes.append(f"{'' if name == key else name + ': '}{key} {echo(values[-1])} in the link {why}; "
                      f"it was ignored{repeat}.")
     elif repeat:

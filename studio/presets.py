@@ -21,7 +21,7 @@ from autodiff_core.playground_data import PLAYGROUND_DATASETS
 from . import links
 from .links import Legacy, Setting
 from .live_view import SPEEDS
-from .student_functions import ActivationSetting  # a Function from lesson 6 travels in the link as its code
+from .student_functions import ActivationSetting, link_consent  # a lesson 6 Function travels in links as code
 
 _L, _T, _P = LogisticConfig(), TwoLayerConfig(), PlaygroundConfig()
 _ACTS = tuple(activation_names())
@@ -161,6 +161,9 @@ def bind_lesson(lesson: str) -> None:
     """The one call a lesson page makes, after its ``init_state`` and before its widgets: the URL sets the
     widgets on first sight, and the address bar follows them."""
     links.bind(lesson, SETTINGS[lesson], PRESETS[lesson], LEGACY.get(lesson, ()))
+    for setting in SETTINGS[lesson]:
+        if isinstance(setting, ActivationSetting):  # a Function the link carries waits for consent
+            link_consent(setting.key)
 
 
 def preset_picker(lesson: str) -> None:

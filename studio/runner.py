@@ -15,8 +15,10 @@ addresses revoked): ``runner.postScriptGC`` is off, so nothing else would free t
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import gc
 import logging
+import math
 import os
 import secrets
 import sys
@@ -28,6 +30,10 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+from autodiff_core.functions import bind_student_activations, student_activations
+from autodiff_core.remote import StudentActivation, StudentFunctionError, bind_run_workers
+from autodiff_core.sandbox import Limits
 
 from .feed import process_wide
 
@@ -75,6 +81,8 @@ class LiveRun:
     _pace: tuple[float, int] | None = field(default=None, repr=False)  # (time, step) pacing is based on
     _kept: int = field(default=MAX_KEPT, repr=False)
     _away_since: float | None = field(default=None, repr=False)
+    _functions: Any = field(default=None, repr=False)  # the session's Functions from lesson 6, seen at start
+    _worker: Any = field(default=None, repr=False)  # the sandboxed worker computing a student's Function
 
     @property
     def running(self) -> bool:
@@ -83,7 +91,8 @@ class LiveRun:
     def start(self) -> LiveRun:
         """Start the worker, or refuse the run (status "error", the reason in ``message``) when its
         estimated memory or step time is over a limit; it then allocates nothing."""
-        self.cost = estimate(self.config)
+        self._functions = dict(student_activations())
+        self.cost = estimate(self.config, self._functions.get(getattr(self.config, "activation", None)))
         problem = BUDGET.refuse(self.cost)
         if problem:
             self._finish("error", problem)
@@ -102,6 +111,9 @@ class LiveRun:
             self._stop.set()
             queued = self.status == "queued"
             self.message, self.finished, self.status = reason, time.perf_counter(), "stopped"
+            worker = self._worker
+        if worker is not None:  # a student's Function may be mid-call: end its process now
+            worker.channel.kill()
         if queued:
             BUDGET.wake()
 
@@ -149,6 +161,7 @@ class LiveRun:
                 if not self.running:
                     return
                 self.status = "starting"
+            self._open_worker()
             stream = self.stream()
             with self._lock:
                 if self.running:
@@ -174,9 +187,34 @@ class LiveRun:
             self._finish("error", _explain(exc))
         finally:
             turn.give()
-            if stream is not None:
-                stream.close()
-            BUDGET.release(self)
+            try:
+                if stream is not None:
+                    stream.close()
+            finally:
+                self._close_worker()
+                BUDGET.release(self)
+
+    def _open_worker(self) -> None:
+        """Give this thread the session's Functions, and a worker of its own, sized to the run, for the one it
+        trains with (so Stop can end that worker, and its limits are this run's)."""
+        bind_student_activations(self._functions)
+        act = self._functions.get(getattr(self.config, "activation", None))
+        if isinstance(act, StudentActivation) and self.cost is not None:
+            link = act.open(self.cost.worker, call_seconds=self.cost.call_seconds)
+            bind_run_workers({act.name: link})
+            with self._lock:
+                self._worker = link
+                running = self.running
+            if not running:
+                link.channel.kill()
+
+    def _close_worker(self) -> None:
+        with self._lock:
+            link, self._worker = self._worker, None
+        if link is not None:
+            link.close()
+        bind_run_workers({})
+        bind_student_activations(None)
 
     def _append(self, snap) -> None:
         with self._lock:
@@ -234,6 +272,8 @@ def evenly(records: list, step_of: Callable[[Any], int], n: int) -> list:
 
 
 def _explain(exc: Exception) -> str:
+    if isinstance(exc, StudentFunctionError):
+        return str(exc)
     text = str(exc).strip() or type(exc).__name__
     if "out of memory" in text.lower():
         return "The device ran out of memory. Make the sizes smaller or choose another device."
@@ -324,10 +364,33 @@ class Cost:
     step_seconds: float
     device: str  # "cpu", "cuda:0", ...
     hint: str = "Make the sizes smaller."  # what to change when it is over a limit
+    worker: Limits | None = None  # a student's Function: the limits of the sandboxed worker that computes it
+    call_seconds: float = 0.0  # and the wall-clock seconds one call of it may take
 
 
-def estimate(config: Any) -> Cost:
-    """Peak memory and step time of a run, from its config alone (nothing is allocated).
+def with_student_function(cost: Cost, act: StudentActivation, elements: int, calls: int, steps: int | None) -> Cost:
+    """``cost`` plus what a student's Function adds: its worker's memory (what one call makes, per element as
+    lesson 6's Check measured it, for each of the step's ``calls`` of ``elements`` elements, kept for backward)
+    and its time, and the worker's limits: that memory and a margin, CPU seconds in proportion to the steps."""
+    call_bytes = act.bytes_per_element * elements
+    call_seconds = act.seconds_per_element * elements + IPC_SECONDS
+    worker_mb = WORKER_BASE_MB + math.ceil(2 * calls * call_bytes / 2**20)
+    cpu = MAX_SECONDS if steps is None else min(MAX_SECONDS, 60 + math.ceil(4 * steps * calls * call_seconds))
+    return dataclasses.replace(
+        cost, memory=cost.memory + worker_mb * 2**20, step_seconds=cost.step_seconds + calls * call_seconds,
+        worker=Limits(cpu_seconds=cpu, memory_mb=worker_mb, wall_seconds=MAX_SECONDS + 60),
+        call_seconds=max(10.0, 50 * call_seconds),
+        hint=cost.hint + " Your Function from lesson 6 adds about "
+                         f"{_gb(int(call_bytes))} a call at this size.")
+
+
+WORKER_BASE_MB = 256  # a worker's room past what torch already maps, before the run's own tensors
+IPC_SECONDS = 2e-4  # one round trip to the worker and back, with the tensor's bytes (bench/sandbox_training.py)
+
+
+def estimate(config: Any, activation: Any = None) -> Cost:
+    """Peak memory and step time of a run, from its config alone (nothing is allocated), with what a
+    student's Function as its ``activation`` adds (``with_student_function``).
 
     Two-layer net, counted in numbers of its dtype: x, y, w1, w2 and their gradients, the hidden layer
     and its gradients (4 N·H), the update's temporaries, and 10 % on top: within 10 % of the peak RSS
@@ -341,8 +404,11 @@ def estimate(config: Any) -> Cost:
         n, d_in, h, d_out = config.N, config.D_in, config.H, config.D_out
         numbers = n * d_in + 6 * n * d_out + 3 * d_in * h + 3 * h * d_out + 4 * n * h
         flops = 6 * n * h * (d_in + d_out) + 10 * (n * h + n * d_out)
-        return Cost(int(1.1 * itemsize * numbers), flops / flop_rate(device, itemsize), device,
+        cost = Cost(int(1.1 * itemsize * numbers), flops / flop_rate(device, itemsize), device,
                     "Make N, D_in or H smaller.")
+        if isinstance(activation, StudentActivation):
+            return with_student_function(cost, activation, n * h, 1, config.steps)
+        return cost
     if isinstance(config, LogisticConfig):
         n = 2 * config.n_per_class
         return Cost(64 * n * itemsize + 2**20, 200 * n / flop_rate(device, itemsize) + 2e-4, device,
@@ -354,8 +420,11 @@ def estimate(config: Any) -> Cost:
         params = sum(a * b for a, b in zip(widths, widths[1:], strict=False))
         numbers = points * sum(widths) * 4 + params * 4
         flops = 6 * points * params
-        return Cost(int(itemsize * numbers) + 2**20, flops / flop_rate(device, itemsize) + 5e-4, device,
+        cost = Cost(int(itemsize * numbers) + 2**20, flops / flop_rate(device, itemsize) + 5e-4, device,
                     "Use fewer points or narrower layers.")
+        if isinstance(activation, StudentActivation):  # the largest call: the surface's grid and the points
+            return with_student_function(cost, activation, points * max(hidden), len(hidden), None)
+        return cost
     return Cost(2**20, 0.0, device)
 
 

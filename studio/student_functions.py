@@ -1,15 +1,16 @@
-"""A student's passing Function as an activation in lessons 2 and 5, for their session, and in their links.
+"""A student's passing Function as an activation in lessons 2 and 5: their session's own, carried by their links.
 
-The engine keeps student Functions by name (``functions.STUDENT_ACTIVATIONS``). A name says whose challenge
-it solves and which code it is: ``yours: ReLU (8c6793ab)``, the id being a hash of the *validated* code (its
-syntax tree, so comments and spacing do not change it). The same code always gets the same name, in any
-browser. ``activation_names()`` lists only the names the running session holds, in ``st.session_state``;
-the training threads look a name up directly.
+Each browser session holds its own Functions (``st.session_state``): a ``remote.StudentActivation`` per name,
+which computes in a sandboxed worker of that session's, so nobody's Function evicts or slows another's, and
+the server process never runs a student's code. A name says whose challenge it solves and which code it is,
+``yours: ReLU (8c6793ab)``, the id being a hash of the *validated* syntax tree (comments and spacing do not
+change it): the same code gets the same name in any browser.
 
-A link is the lesson (DESIGN §14), but a Function lives in the session that wrote it, so a lesson's link
-carries the code itself: ``?tl_activation=yours: ReLU (8c6793ab) eNpLz…``, the name then the code (zlib,
-base64url). Code from a link goes through ``student.load`` (the allow-list, then compiling the validated
-tree) exactly as typed code does, and must hash to the id the name gives; it is never run as text.
+A Function becomes an activation only after it passed Check in the sandbox (gradcheck, and a run at training
+size in float32 and float64), and only as the very code that was checked. A lesson's link carries the code
+itself, ``?tl_activation=yours: ReLU (8c6793ab) eNpLz…`` (zlib, base64url). Such a link runs nothing when it
+opens: the code is shown as text ("This link carries a Function someone wrote"), and it is checked and used
+only when the person who opened the link presses the button.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import base64
 import binascii
 import hashlib
 import re
-import threading
 import zlib
 from typing import Any
 
@@ -27,86 +27,83 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from autodiff_core.challenges import CHALLENGES, Challenge
-from autodiff_core.functions import MAX_STUDENT_ACTIVATIONS, register_student_activation, set_student_scope
-from autodiff_core.student import MAX_CHARS, Refused, compile_function, validate
+from autodiff_core.functions import set_student_scope
+from autodiff_core.judge import check
+from autodiff_core.remote import StudentActivation
+from autodiff_core.student import MAX_CHARS, Refused, validate
 
 from .links import Setting
+from .runner import current_session_id
 from .state import _MEMORY as MEMORY
 
-KEY = "wf_activations"  # this session's names, in st.session_state
+KEY = "wf_activations"  # this session's names, in st.session_state (in the order they were added)
+FUNCTIONS = "wf_functions"  # this session's name -> StudentActivation
+PENDING = "wf_link_functions"  # setting key -> (name, challenge key, code) a link brought, not yet checked
 ACTIVATION_KEYS = ("tl_activation", "pg_activation")  # lessons 2 and 5's activation settings
 PREFIX = "yours: "
-ID_CHARS = 8  # a hash's first 8 hex digits; a clash with other code gets 16 (then all 64)
+ID_CHARS = 8  # a hash's first 8 hex digits name it
 MAX_LINK_CODE = 8000  # characters of packed code a link may carry (the longest allowed code packs to ~3,000)
 _LINKED = re.compile(r"yours: (?P<title>.{1,60}?) \((?P<id>[0-9a-f]{6,64})\)(?: (?P<code>[A-Za-z0-9_-]+))?")
 _BY_TITLE = {c.title: c for c in CHALLENGES.values() if c.n_inputs == 1}
-_CODES: dict[str, str] = {}  # name -> the code a link carries (content-addressed: one name, one code)
-_LOCK = threading.Lock()
 MISSING = ("is a Function written in lesson 6 in another browser, and this browser does not have it (to use it "
            "here, solve that challenge in 6 · Write your own Function and press Use my Function in lessons 2 and 5)")
 
 
-def session_names() -> list[str]:
+def session_functions() -> dict[str, StudentActivation]:
     """The student Functions of the session running this script (none outside a script run)."""
     if get_script_run_ctx() is None:
-        return []
-    return list(st.session_state.get(KEY, []))
+        return {}
+    return st.session_state.get(FUNCTIONS, {})
 
 
 def share_with_lessons() -> None:
-    """Let activation_names() list the running session's own Functions (idempotent)."""
-    set_student_scope(session_names)
+    """Let the engine's activation_names() list the running session's own Functions (idempotent)."""
+    set_student_scope(session_functions)
 
 
 share_with_lessons()  # on import: a link may bring a Function to lesson 2 before lesson 6 was ever opened
 
 
-def offer(challenge: Challenge, source: str) -> str:
-    """Compile a source that passed (validated again: it is only ever compiled from its tree) and make it an
-    activation of this session; returns its name, the same for the same code every time."""
-    return adopt(challenge, source)
+def digest(challenge: Challenge, source: str) -> str:
+    """The hash of ``source``'s validated syntax tree (raises ``Refused`` for code the allow-list refuses)."""
+    return hashlib.sha256(ast.dump(validate(source, challenge.n_inputs).tree).encode()).hexdigest()
 
 
-def adopt(challenge: Challenge, source: str) -> str:
-    """Validate and compile ``source``, register it under its content-addressed name, and add it to the
-    running session's activations. Raises ``Refused`` for code the allow-list refuses."""
+def name_of(challenge: Challenge, source: str) -> str:
+    """The content-addressed name of ``source``: the same for the same code in every browser."""
+    return f"{PREFIX}{challenge.title} ({digest(challenge, source)[:ID_CHARS]})"
+
+
+def adopt(challenge: Challenge, source: str, cost: tuple[float, float] | None = None) -> str:
+    """Make ``source``, which passed Check exactly as it is, an activation of this session; returns its name.
+    The code is validated here (it is never compiled or run in the server) and runs in the sandbox."""
     submission = validate(source, challenge.n_inputs)
     canonical = ast.unparse(submission.tree)  # what the link carries: no comments, same tree
     try:
         validate(canonical, challenge.n_inputs)
     except Refused:  # spelled out longer than the limits allow: carry the code as typed
         canonical = source
-    digest = hashlib.sha256(ast.dump(submission.tree).encode()).hexdigest()
-    apply = compile_function(submission).apply
-    with _LOCK:  # every session's script thread registers here
-        for n in (ID_CHARS, 16, 64):
-            name = f"{PREFIX}{challenge.title} ({digest[:n]})"
-            if _CODES.get(name, canonical) == canonical or same_tree(_CODES[name], submission.tree, challenge):
-                break
-        register_student_activation(name, apply)
-        _CODES.pop(name, None)
-        _CODES[name] = canonical
-        while len(_CODES) > MAX_STUDENT_ACTIVATIONS:
-            _CODES.pop(next(iter(_CODES)))
-    if get_script_run_ctx() is not None:
-        _replace_in_session(f"{PREFIX}{challenge.title} (", name)
-    return name
-
-
-def _replace_in_session(stem: str, name: str) -> None:
-    """One Function per challenge in a session: a new version takes the old one's place in the list and in
-    lessons 2 and 5's activation (shown or remembered for when the page comes back)."""
+    name = name_of(challenge, source)
     ss = st.session_state
-    old = [n for n in ss.get(KEY, []) if n.startswith(stem)]
-    ss[KEY] = [*(n for n in ss.get(KEY, []) if n not in old), name]
-    for values in (ss, ss.get(MEMORY, {})):
+    functions = dict(ss.get(FUNCTIONS, {}))
+    old = [n for n in functions if n.startswith(f"{PREFIX}{challenge.title} (") and n != name]
+    for n in old:  # one Function per challenge: a new version takes the old one's place
+        functions.pop(n).close()
+    if name not in functions:
+        functions[name] = StudentActivation(name, canonical, challenge.key, **({"cost": cost} if cost else {}))
+    ss[FUNCTIONS] = functions
+    ss[KEY] = [*(n for n in ss.get(KEY, []) if n not in old and n != name), name]
+    for values in (ss, ss.get(MEMORY, {})):  # lessons 2 and 5's activation, shown or remembered
         for key in ACTIVATION_KEYS:
             if values.get(key) in old:
                 values[key] = name
+    return name
 
 
-def same_tree(code: str, tree: ast.Module, challenge: Challenge) -> bool:
-    return ast.dump(validate(code, challenge.n_inputs).tree) == ast.dump(tree)
+def close_session_functions(state) -> None:
+    """End the workers of a session's Functions (its tab closed for good)."""
+    for fn in state.get(FUNCTIONS, {}).values():
+        fn.close()
 
 
 def pack(code: str) -> str:
@@ -130,7 +127,8 @@ def unpack(text: str) -> str:
 
 
 class ActivationSetting(Setting):
-    """Lessons 2 and 5's activation: one of the built-in choices, or a Function from lesson 6 with its code."""
+    """Lessons 2 and 5's activation: one of the built-in choices, or a Function from lesson 6 with its code.
+    Code from a link is validated (read, never run) and waits for consent (``link_consent``)."""
 
     def parse(self, text: str) -> tuple[Any, str]:
         if not text.startswith(PREFIX):
@@ -143,18 +141,62 @@ class ActivationSetting(Setting):
             return None, "is not one of the choices"
         name = text[:match.start("code") - 1] if match["code"] else text
         if not match["code"]:
-            return (name, "") if name in session_names() and name in _CODES else (None, MISSING)
+            return (name, "") if name in session_functions() else (None, MISSING)
         try:
-            found = adopt(challenge, unpack(match["code"]))
+            code = unpack(match["code"])
+            hashed = digest(challenge, code)
         except Refused as exc:  # its words may quote the code: only the line is shown
             return None, "carries code that lesson 6 refuses" + (f" (line {exc.line})" if exc.line else "")
         except (ValueError, RecursionError, MemoryError):
             return None, "carries code that cannot be read"
-        if found != name:
+        if not hashed.startswith(match["id"]):
             return None, "carries code that is not the Function it names (the link was changed)"
-        return name, ""
+        found = name_of(challenge, code)
+        if found in session_functions():
+            return found, ""
+        if get_script_run_ctx() is not None:
+            st.session_state.setdefault(PENDING, {})[self.key] = (found, challenge.key, code)
+        return None, ""  # nothing runs until the person who opened the link asks (link_consent)
 
     def format(self, value: Any) -> str:
-        if isinstance(value, str) and value in _CODES:
-            return f"{value} {pack(_CODES[value])}"
+        fn = session_functions().get(value) if isinstance(value, str) else None
+        if fn is not None:
+            return f"{value} {pack(fn.source)}"
         return super().format(value)
+
+
+CONSENT = ("**This link carries a Function someone wrote**, as the activation. None of it has run. Read it below; "
+           "**Check and use it** runs lesson 6's Check on it in the sandbox (gradcheck, then a batch of the size "
+           "training uses, in float32 and float64) and uses it only if it passes.")
+
+
+def link_consent(key: str) -> None:
+    """Where a link brought a Function for setting ``key``: show its code as text, and check and use it only
+    when the person who opened the link asks. Draw before the setting's widget."""
+    ss = st.session_state
+    pending = ss.get(PENDING, {}).get(key)
+    if pending is None:
+        return
+    name, challenge_key, code = pending[:3]
+    with st.container(border=True):
+        st.markdown(CONSENT)
+        st.text(name)
+        st.code(code, language="python")
+        c = st.columns(2)
+        checked = c[0].button("Check and use it", key=f"{key}_consent", type="primary")
+        if c[1].button("Ignore it", key=f"{key}_ignore", type="tertiary"):
+            ss[PENDING].pop(key, None)
+            st.rerun()
+        if checked:
+            with st.spinner("Checking in the sandbox…"):
+                verdict = check(code, challenge_key, owner=current_session_id())
+            if verdict.passed:
+                ss[key] = adopt(CHALLENGES[challenge_key], code, verdict.cost)
+                ss[PENDING].pop(key, None)
+                st.rerun()
+            ss[PENDING][key] = pending = (name, challenge_key, code, verdict)
+        if len(pending) > 3:
+            verdict = pending[3]
+            st.error(f"It was not used: {verdict.headline}")
+            for line in verdict.reasons:
+                st.text(line)

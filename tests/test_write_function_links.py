@@ -75,30 +75,62 @@ def test_the_same_code_gets_the_same_name_in_every_browser(new_app):
     assert wrong != name  # other code, another name
 
 
-def test_a_link_carries_the_function_to_a_fresh_browser(new_app):
+def consent(at, key: str = "tl_activation"):
+    """Press the link's "Check and use it" (the person who opened the link asks for its code to be checked)."""
+    at.button(key=f"{key}_consent").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_a_link_carries_the_function_to_a_fresh_browser_which_runs_it_only_after_consent(new_app):
     at, name = use_relu(new_app)
     link = lesson2_link(at, name)
     assert link.startswith(name + " ") and len(link) < 400
     fresh = open_with(new_app, "pages/two_layer.py", tl_activation=link)
     assert not fresh.warning, [w.value for w in fresh.warning]
+    assert fresh.session_state["tl_activation"] == "ReLU"  # nothing of it is used, or run, before consent
+    assert not fresh.session_state["wf_activations"] if "wf_activations" in fresh.session_state else True
+    assert any("This link carries a Function someone wrote" in m.value for m in fresh.markdown)
+    assert [c.value for c in fresh.code if "grad_input" in c.value]  # its code, shown as text
+    consent(fresh)
     assert fresh.session_state["tl_activation"] == name
     assert name in fresh.selectbox(key="tl_activation").options
     assert fresh.session_state["wf_activations"] == [name]
-    lesson5 = open_with(new_app, "pages/playground.py", pg_activation=link)
+    assert not any("This link carries" in m.value for m in fresh.markdown)
+    lesson5 = consent(open_with(new_app, "pages/playground.py", pg_activation=link), "pg_activation")
     assert not lesson5.warning and lesson5.session_state["pg_activation"] == name
 
 
-def test_a_function_from_a_link_trains_like_myrelu(new_app, monkeypatch):
+def test_a_function_from_a_link_trains_like_myrelu_in_the_sandbox(new_app):
     at, name = use_relu(new_app)
     link = lesson2_link(at, name)
-    registry.STUDENT_ACTIVATIONS.pop(name)  # as on another server: only the link has the code
-    fresh = open_with(new_app, "pages/two_layer.py", tl_activation=link)
+    fresh = consent(open_with(new_app, "pages/two_layer.py", tl_activation=link))
     assert fresh.session_state["tl_activation"] == name
     from autodiff_core import TwoLayerConfig, train_two_layer
+    from autodiff_core.remote import StudentActivation
 
-    monkeypatch.setattr(registry, "_visible_student_names", lambda: [name])  # this test stands in for the session
-    losses = lambda act: [s.loss for s in train_two_layer(TwoLayerConfig(activation=act, steps=40))]  # noqa: E731
-    assert losses(name) == losses("ReLU")
+    act = fresh.session_state["wf_functions"][name]
+    assert isinstance(act, StudentActivation)  # computed in a worker: the server holds only the source
+    registry.bind_student_activations({name: act})  # this test's thread stands in for the run's
+    try:
+        losses = lambda a: [s.loss for s in train_two_layer(TwoLayerConfig(activation=a, steps=40))]  # noqa: E731
+        assert losses(name) == losses("ReLU")
+    finally:
+        registry.bind_student_activations(None)
+        act.close()
+
+
+def test_a_link_whose_code_fails_check_is_never_adopted(new_app):
+    wrong = RELU.replace("grad_input[input < 0] = 0", "grad_input[input > 0] = 0")  # flipped: gradcheck fails
+    from studio.student_functions import name_of
+
+    name = name_of(CHALLENGES["relu"], wrong)
+    at = consent(open_with(new_app, "pages/two_layer.py", tl_activation=f"{name} {pack(wrong)}"))
+    assert at.session_state["tl_activation"] == "ReLU" and not at.session_state.get("wf_activations")
+    assert any("It was not used" in e.value for e in at.error)
+    assert any("flipped" in t.value for t in at.text)  # why, as plain text
+    at.button(key="tl_activation_ignore").click().run()
+    assert not any("This link carries" in m.value for m in at.markdown)
 
 
 def test_a_name_without_its_code_says_where_it_was_written(new_app):
@@ -122,7 +154,6 @@ HOSTILE = {
 
 
 def test_hostile_code_in_a_link_is_refused_by_the_allow_list(new_app):
-    before = set(registry.STUDENT_ACTIVATIONS)
     for why, (source, words) in HOSTILE.items():
         link = f"yours: ReLU (0123abcd) {pack(source)}"
         at = open_with(new_app, "pages/two_layer.py", tl_activation=link)
@@ -130,7 +161,7 @@ def test_hostile_code_in_a_link_is_refused_by_the_allow_list(new_app):
         assert f"carries code that lesson 6 {words}" in warned, why
         assert at.session_state["tl_activation"] == "ReLU" and not at.session_state.get("wf_activations"), why
         assert "passwd" not in warned and "__class__" not in warned  # the code is never echoed
-    assert set(registry.STUDENT_ACTIVATIONS) == before  # nothing refused was compiled or registered
+        assert not at.session_state.get("wf_link_functions"), why  # nothing refused waits for consent either
 
 
 def test_a_link_that_is_not_code_or_not_its_name_is_ignored(new_app):

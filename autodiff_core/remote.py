@@ -1,0 +1,219 @@
+"""A student's Function as an activation, computed in a sandboxed worker: the server never runs its code.
+
+The server holds a ``StudentActivation``: the student's *source* and a handle on a worker process forked from
+the sandbox's zygote (``sandbox.Sandbox.open``). Calling it runs ``StudentFunction``, a ``torch.autograd.Function``
+whose forward sends the input to the worker and whose backward sends ``grad_output``; the worker compiled
+the code itself, runs the student's forward and backward there and sends back plain numbers. So trainers,
+snapshots, slow-motion steps and the weight editor use a student's Function exactly like ``MyReLU``, and
+every call of the student's code happens in the worker, under the worker's limits.
+
+What crosses the boundary, both ways, is data only: a tuple of an operation name, integers, a dtype name, a
+shape and the tensor's raw bytes. The server reads the worker's answers with an unpickler that allows no
+class at all, and checks each answer's dtype and shape against what it sent (an element-wise Function
+returns its input's shape), so an answer can never be bigger than the question.
+"""
+
+from __future__ import annotations
+
+import itertools
+import pickle
+import threading
+from collections import OrderedDict
+
+import torch
+
+from .sandbox import Channel, Limits, SandboxError, shared_sandbox
+
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
+KEPT_CALLS = 64  # forward calls whose autograd graph the worker keeps for a backward (oldest dropped first)
+INTERACTIVE = Limits(cpu_seconds=60, memory_mb=512, wall_seconds=30 * 60)  # snapshots, Step, the editor
+CALL_SECONDS = 10.0  # wall-clock seconds one call may take unless the run allows more
+
+
+class StudentFunctionError(RuntimeError):
+    """The student's Function failed or hit a limit; the message is one sentence for the student."""
+
+
+def encode(t: torch.Tensor) -> tuple[str, tuple[int, ...], bytes]:
+    name = str(t.dtype).removeprefix("torch.")
+    if name not in DTYPES:
+        raise StudentFunctionError(f"A Function from lesson 6 works in float32 or float64, not {name}.")
+    return name, tuple(t.shape), t.detach().cpu().contiguous().numpy().tobytes()
+
+
+def decode(dtype: str, shape: tuple[int, ...], data: bytes) -> torch.Tensor:
+    if dtype not in DTYPES:
+        raise StudentFunctionError("The sandbox sent back something it should not have.")
+    return torch.frombuffer(bytearray(data), dtype=DTYPES[dtype]).reshape(shape)
+
+
+class StudentFunction(torch.autograd.Function):
+    """Forward and backward of a student's Function, each one round trip to its worker."""
+
+    @staticmethod
+    def forward(ctx, input, activation):
+        keep = bool(ctx.needs_input_grad[0])
+        call, out = activation.forward(input, keep)
+        ctx.call = call  # when autograd frees this ctx, the worker may drop the call's graph
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return ctx.call.backward(grad_output), None
+
+
+class _Call:
+    """One forward call the worker keeps the graph of; dropped there once autograd frees it here."""
+
+    def __init__(self, link: _Link, call_id: int) -> None:
+        self.link, self.id = link, call_id
+
+    def backward(self, grad_output: torch.Tensor) -> torch.Tensor:
+        return self.link.backward(self.id, grad_output)
+
+    def __del__(self) -> None:
+        self.link.dropped.append(self.id)  # sent with the next request (no I/O from a finalizer)
+
+
+class _Link:
+    """The server's end of one worker: one call at a time, each checked on the way back."""
+
+    def __init__(self, channel: Channel, call_seconds: float) -> None:
+        self.channel, self.call_seconds = channel, call_seconds
+        self.lock = threading.Lock()
+        self.ids = itertools.count()
+        self.dropped: list[int] = []
+
+    def ask(self, message: tuple) -> tuple:
+        with self.lock:
+            dropped, self.dropped[:] = list(self.dropped), []
+            try:
+                answer = self.channel.call(pickle.dumps((dropped, *message)), timeout=self.call_seconds)
+            except SandboxError as exc:
+                raise StudentFunctionError(str(exc)) from None
+        kind, *rest = answer
+        if kind == "error":
+            raise StudentFunctionError(str(rest[0]))
+        return tuple(rest)
+
+    def forward(self, input: torch.Tensor, keep: bool) -> tuple[_Call | None, torch.Tensor]:
+        call_id = next(self.ids)
+        dtype, shape, data = encode(input)
+        out = self._tensor(self.ask(("forward", call_id, keep, dtype, shape, data)), input, "forward")
+        return (_Call(self, call_id) if keep else None), out.to(input.device)
+
+    def backward(self, call_id: int, grad_output: torch.Tensor) -> torch.Tensor:
+        dtype, shape, data = encode(grad_output)
+        return self._tensor(self.ask(("backward", call_id, dtype, shape, data)), grad_output,
+                            "backward").to(grad_output.device)
+
+    @staticmethod
+    def _tensor(answer: tuple, like: torch.Tensor, what: str) -> torch.Tensor:
+        dtype, shape, data = answer
+        if dtype != str(like.dtype).removeprefix("torch.") or tuple(shape) != tuple(like.shape) \
+                or len(data) != like.numel() * like.element_size():
+            raise StudentFunctionError(f"Your {what} must return a tensor of its input's shape and dtype "
+                                       f"({tuple(like.shape)}, {like.dtype}); it returned {tuple(shape)}, {dtype}.")
+        return decode(dtype, tuple(shape), data)
+
+    def close(self) -> None:
+        self.channel.close()
+
+
+_RUN = threading.local()  # a training thread's own workers: activation name -> _Link
+
+
+class StudentActivation:
+    """A student's Function as a callable, ``act(x)``, that computes in a worker. One per session and name:
+    nobody else's Function shares its worker, and closing the session's Functions ends their workers."""
+
+    def __init__(self, name: str, source: str, challenge: str, *, cost: tuple[float, float] = (64.0, 2e-8)) -> None:
+        self.name, self.source, self.challenge = name, source, challenge
+        self.bytes_per_element, self.seconds_per_element = cost  # measured by the training-size check
+        self._lock = threading.Lock()
+        self._link: _Link | None = None
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        return StudentFunction.apply(x, self)
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+    def _current(self) -> _Link:
+        link = getattr(_RUN, "links", {}).get(self.name)
+        if link is not None:
+            return link
+        with self._lock:
+            if self._link is None or self._link.channel.closed:
+                self._link = self.open(INTERACTIVE, CALL_SECONDS)
+            return self._link
+
+    def forward(self, input: torch.Tensor, keep: bool):
+        return self._current().forward(input, keep)
+
+    def open(self, limits: Limits, call_seconds: float) -> _Link:
+        """A fresh worker for this Function under ``limits`` (its code compiled there, never here)."""
+        try:
+            channel = shared_sandbox().open(serve, self.source, self.challenge, limits=limits)
+        except SandboxError as exc:
+            raise StudentFunctionError(str(exc)) from None
+        return _Link(channel, call_seconds)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._link is not None:
+                self._link.close()
+                self._link = None
+
+
+def bind_run_workers(links: dict[str, _Link]) -> None:
+    """Make the calling thread (a training run) use these workers for the named Functions."""
+    _RUN.links = links
+
+
+# ---- Inside the worker ----
+
+
+def serve(conn, source: str, challenge: str) -> None:
+    """The worker's loop: compile the student's code here, then answer forward and backward calls."""
+    from .challenges import CHALLENGES
+    from .student import explain_error, load
+
+    fn = load(source, CHALLENGES[challenge].n_inputs)
+    graphs: OrderedDict[int, tuple[torch.Tensor, torch.Tensor]] = OrderedDict()
+    while (request := conn.receive()) is not None:
+        dropped, op, call_id, *rest = pickle.loads(request)
+        for d in dropped:
+            graphs.pop(d, None)
+        try:
+            answer = ("ok", *_answer(fn, graphs, op, call_id, rest))
+        except MemoryError:
+            graphs.clear()
+            answer = ("error", "Your Function needed more memory than this run allows "
+                      f"({conn.limits.memory_mb} MB) at this size.")
+        except Exception as exc:  # the student's code raised: their line, never our stack
+            answer = ("error", "Your Function raised an error: " + explain_error(exc)[1])
+        conn.send(pickle.dumps(answer))
+
+
+def _answer(fn, graphs, op: str, call_id: int, rest: list) -> tuple:
+    if op == "forward":
+        keep, dtype, shape, data = rest
+        x = decode(dtype, shape, data)
+        with torch.enable_grad():
+            if keep:
+                x.requires_grad_()
+            y = fn.apply(x)
+        if not isinstance(y, torch.Tensor):
+            raise TypeError(f"forward returned {type(y).__name__}, not a tensor")
+        if keep:
+            graphs[call_id] = (x, y)
+            while len(graphs) > KEPT_CALLS:
+                graphs.popitem(last=False)
+        return encode(y.detach())
+    x, y = graphs.pop(call_id, (None, None))
+    if x is None:
+        raise RuntimeError("this call's forward was dropped; run the step again")
+    dtype, shape, data = rest
+    (g,) = torch.autograd.grad(y, x, decode(dtype, shape, data), allow_unused=True)
+    return encode(torch.zeros_like(x) if g is None else g)

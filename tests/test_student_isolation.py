@@ -1,0 +1,128 @@
+"""A student's Function never runs in the server: lessons 2 and 5 train with it in a sandboxed worker of the
+run's own, sized to the run, which Stop and the limits end at once, with a sentence that says which limit."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from conftest import wait_for_run
+
+from autodiff_core import student
+from autodiff_core.challenges import CHALLENGES
+from studio.runner import estimate
+
+pytestmark = pytest.mark.timeout(300)
+RELU = CHALLENGES["relu"].solution
+
+
+@pytest.fixture
+def no_student_code_here(monkeypatch):
+    """The server process must never compile (let alone run) a student's code: make it impossible here."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("student code was compiled in the server process")
+
+    monkeypatch.setattr(student, "compile_function", refuse)
+    monkeypatch.setattr(student, "load", refuse)
+
+
+def adopted(new_app, source: str = RELU):
+    """An AppTest whose session checked ``source`` in lesson 6 and pressed Use; returns it and the name."""
+    at = new_app()
+    at.switch_page("pages/write_function.py").run()
+    at.toggle(key="wf_plain").set_value(True).run()
+    at.text_area(key="wf_text_relu").input(source).run()
+    at.button(key="wf_check").click().run()
+    at.button(key="wf_use").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    [name] = at.session_state["wf_activations"]
+    return at, name
+
+
+def train(at, page: str, lesson: str, button: str = "", **settings):
+    at.switch_page(page).run()
+    for key, value in settings.items():
+        at.session_state[key] = value
+    at.run()
+    at.button(key=button or f"{lesson}_train").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_lesson_2_trains_with_a_student_function_in_its_own_worker(new_app, no_student_code_here):
+    at, name = adopted(new_app)
+    train(at, "pages/two_layer.py", "two_layer", tl_activation=name, tl_steps=60, two_layer_speed="max")
+    run = wait_for_run(at, "two_layer")
+    assert run.status == "done", run.message
+    mine = [s.loss for s in run.snapshots]
+    train(at, "pages/two_layer.py", "two_layer", tl_activation="ReLU")
+    tutorial = [s.loss for s in wait_for_run(at, "two_layer").snapshots]
+    assert mine == tutorial  # the same numbers as MyReLU, step for step, computed in the worker
+    assert run.cost.worker is not None and run.cost.worker.memory_mb >= 256  # a worker sized to the run
+
+
+def test_lesson_5_snapshots_and_trains_with_a_student_function(new_app, no_student_code_here):
+    at, name = adopted(new_app)
+    at.switch_page("pages/playground.py").run()
+    at.selectbox(key="pg_activation").select(name).run()  # the surface is drawn: the worker computed it
+    assert not at.exception and at.session_state["pg_history"][-1].surface
+    at.button(key="pg_step").click().run()  # one step, in the session's worker
+    assert not at.exception and at.session_state["pg_model"].steps_done == 1
+    at.button(key="pg_play").click().run()
+    run = at.session_state["playground_run"]
+    time.sleep(1.5)
+    at.button(key="pg_pause").click().run()
+    run = wait_for_run(at, "playground")
+    assert run.status == "stopped" and run.count > 1, run.message
+    assert not at.exception
+
+
+SLOW = RELU.replace("return input.clamp(min=0)",
+                    "y = input.clamp(min=0)\n        " + "\n        ".join(["y = torch.sin(y) * 0 + y"] * 60)
+                    + "\n        return y")
+
+
+def test_stop_ends_the_worker_mid_call(new_app):
+    at, name = adopted(new_app, SLOW)
+    train(at, "pages/two_layer.py", "two_layer", tl_activation=name, tl_N=1000, tl_H=500, tl_steps=100,
+          two_layer_speed="max")
+    run = at.session_state["two_layer_run"]
+    deadline = time.monotonic() + 60
+    while run._worker is None and run.running and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert run.running, (run.status, run.message)
+    time.sleep(0.5)
+    pid = run._worker.channel.pid
+    assert pid and _alive(pid)
+    t0 = time.monotonic()
+    run.stop()
+    while _alive(pid) and time.monotonic() - t0 < 2:
+        time.sleep(0.01)
+    assert not _alive(pid), "the worker outlived Stop"
+    assert time.monotonic() - t0 < 0.5
+    run.join(10)
+    assert run.status == "stopped"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[1][0] not in "ZX"
+    except FileNotFoundError:
+        return False
+
+
+def test_the_run_estimate_counts_the_function(new_app):
+    from autodiff_core import TwoLayerConfig
+    from autodiff_core.remote import StudentActivation
+
+    config = TwoLayerConfig()
+    cheap = StudentActivation("yours: ReLU (a)", RELU, "relu", cost=(16.0, 1e-8))
+    dear = StudentActivation("yours: ReLU (b)", RELU, "relu", cost=(4000.0, 1e-5))
+    base, one, two = estimate(config), estimate(config, cheap), estimate(config, dear)
+    assert base.memory < one.memory < two.memory and base.step_seconds < one.step_seconds < two.step_seconds
+    assert two.worker.memory_mb > one.worker.memory_mb
+    big = estimate(TwoLayerConfig(N=10_000, H=5_000, D_in=10, D_out=10), dear)
+    from studio.runner import BUDGET
+
+    assert "Your Function from lesson 6 adds about" in BUDGET.refuse(big)  # refused up front, with the reason
