@@ -3,6 +3,10 @@ training), and compare runs: the last finished runs drawn as faint, labelled gho
 
 from __future__ import annotations
 
+import dataclasses
+import math
+import re
+
 import streamlit as st
 
 from autodiff_core.figures_classroom import (
@@ -14,13 +18,15 @@ from autodiff_core.figures_classroom import (
     replay_figure,
     show_ghost_legend,
 )
-from autodiff_core.runs_io import from_json, run_record, standalone_html, to_csv, to_json
+from autodiff_core.runs_io import MAX_JSON_BYTES, from_json, run_record, standalone_html, to_csv, to_json
 
 from .links import echo
 from .png_button import png_button
 from .runner import LiveRun
 
 KEEP = 3  # finished runs kept as ghosts (besides the pinned one)
+UPLOAD_MB = math.ceil(MAX_JSON_BYTES / 2**20)  # st.file_uploader counts MiB
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation mark: each can be escaped in markdown
 FINISHED = ("done", "stopped", "diverged")
 
 
@@ -150,19 +156,27 @@ def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
                 disabled=not history and st.session_state.get(_pin_key(lesson)) is None,
                 on_click=_clear, args=(lesson, run))
     upload = st.file_uploader("Open a run file (JSON) to watch it again", type=["json"], key=f"{lesson}_load",
-                              help="A run exported from this lesson: its replay is shown, nothing is trained.")
+                              help="A run exported from this lesson: its replay is shown, nothing is trained.",
+                              max_upload_size=UPLOAD_MB)  # the browser refuses larger ones before sending them
     if upload is not None:
         try:
             loaded, config, snaps, record = from_json(upload.getvalue())
             if loaded != lesson:
-                raise ValueError(f"This run file is from lesson {loaded!r}; open that lesson to replay it.")
-        except ValueError as exc:
-            st.error(str(exc))
+                raise ValueError(f"This run file is from lesson {loaded}; open that lesson to replay it.")
+        except ValueError as exc:  # one sentence that may quote the file: shown as text, never as markdown
+            st.error(plain(str(exc)))
             return
         v = record.get("versions", {})
         made = ", ".join(f"{k} {echo(str(v.get(k)))}" for k in ("torch", "numpy", "app"))  # file text: data
         st.caption(f"Loaded run: {len(snaps)} recorded states, made with {made}. Replayed, not trained.")
-        plot(replay_figure(lesson, config, snaps), key=f"{lesson}_loaded_replay")
+        replayed = dataclasses.replace(config, device="cpu")  # drawn here, wherever it trained
+        plot(replay_figure(lesson, replayed, snaps), key=f"{lesson}_loaded_replay")
+
+
+def plain(text: str) -> str:
+    """``text`` as markdown that shows it as it is: each punctuation mark escaped, so no emphasis, link, image,
+    code, directive or HTML forms (DESIGN rule 13); one line."""
+    return _PUNCTUATION.sub(r"\\\1", " ".join(text.split()))
 
 
 def _pin(lesson: str, run: LiveRun) -> None:
