@@ -12,6 +12,7 @@ import io
 import json
 import math
 import platform
+import re
 from importlib import metadata
 
 import numpy as np
@@ -22,7 +23,26 @@ from .playground import PlaygroundConfig, PlaygroundSnapshot
 from .two_layer import TwoLayerConfig, TwoLayerSnapshot
 
 FORMAT = "autograd-studio-run/1"
-MAX_JSON_BYTES = 50_000_000  # a run file larger than this is refused unread
+# What a run file may hold, checked before anything is built from it. The largest files the app saves
+# (tests/test_run_file_fuzz.py makes them) weigh under 1 MB: a lesson's run keeps at most 4,000 states
+# (studio.runner.MAX_KEPT), lesson 5's about 120 whole ones with their 32 x 32 surfaces.
+MAX_JSON_BYTES = 8_000_000  # a larger file is refused unread
+MAX_NESTING = 8  # a run file nests 5 deep: the record, its states, a state, its surface, a row
+MAX_CONTAINERS = 100_000  # lists and objects, counted before parsing
+MAX_VALUES = 800_000  # numbers, texts, lists and objects, counted before parsing
+MAX_STATES = 10_000
+MAX_SURFACE_POINTS = 600_000  # all states' surfaces together: the replay draws up to 400 of them
+MAX_STEP = 10**9
+MAX_LIST = 16  # items of a setting's or a state's list: layer widths, features, gradient norms
+MAX_SETTING_TEXT = 200  # characters of a setting's text (a dataset, an activation, a device)
+MAX_MESSAGE = 10_000  # characters of a run's or a state's message
+# A JSON string, for counting what lies outside strings. One left open runs to the end of the text, so every
+# match succeeds from its quote: the scan stays linear (retrying from each quote of an open string was not).
+_STRING = re.compile(r'"(?:[^"\\]++|\\.?)*+(?:"|\Z)', re.S)
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate (from a \u escape) cannot be shown or sent
+_BRACKETS = np.zeros(256, np.int8)
+_BRACKETS[[ord("["), ord("{")]], _BRACKETS[[ord("]"), ord("}")]] = 1, -1
+_CHUNK = 1 << 20
 KINDS = {"two_layer": (TwoLayerConfig, TwoLayerSnapshot), "logistic": (LogisticConfig, LogisticSnapshot),
          "playground": (PlaygroundConfig, PlaygroundSnapshot)}
 
@@ -81,38 +101,247 @@ def to_csv(record: dict) -> str:
 
 
 def _field_value(field: dataclasses.Field, value):
-    if value is None and field.type in ("float", float):
+    """A checked value from the file as the dataclass holds it: lists become tuples, null a float's NaN."""
+    if value is None and field.type == "float":
         return math.nan
-    if field.name == "surface" and isinstance(value, list):
-        return tuple(tuple(float(v) for v in row) for row in value)
-    if isinstance(value, list):
-        return tuple(value)
-    return value
+    if field.name == "surface":
+        return tuple(tuple(math.nan if v is None else float(v) for v in row) for row in value)
+    if field.type == "tuple[float, ...]":
+        return tuple(math.nan if v is None else float(v) for v in value)
+    return tuple(value) if isinstance(value, list) else value
+
+
+class _Odd:
+    """A token no run file writes (Infinity, NaN, a number too long to be one): kept in place of the value, so
+    the check that finds it can say where it is."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _int(text: str):
+    return int(text) if len(text) <= 20 else _Odd(f"a {len(text.lstrip('-')):,}-digit number")
+
+
+def _float(text: str):
+    value = float(text)
+    return value if math.isfinite(value) else _Odd(text if len(text) <= 24 else "a number too large to hold")
+
+
+def _quote(text: str, limit: int = 40) -> str:
+    """File text as a message shows it: printable characters only, at most ``limit`` of them, in quotes."""
+    shown = "".join(c if c.isprintable() else "\N{REPLACEMENT CHARACTER}" for c in text[:limit])
+    return f'"{shown}{"…" if len(text) > limit else ""}"'
+
+
+def _what(value) -> str:
+    """What a value from the file is, in a few words (short values themselves)."""
+    if isinstance(value, _Odd):
+        return value.text
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, (int, float)):
+        return f"{value:,}" if isinstance(value, int) else f"{value:g}"
+    if isinstance(value, str):
+        return f"the text {_quote(value)}"
+    n, kind = len(value), "item" if isinstance(value, list) else "field"
+    return f"{'a list' if kind == 'item' else 'an object'} of {n:,} {kind}{'s' * (n != 1)}"
+
+
+_NOUN = {"int": "a whole number", "float": "a number (or null)", "bool": "true or false", "str": "text"}
+_NOUNS = {"int": "whole numbers", "float": "numbers (or null)", "str": "texts"}
+
+
+def _fits(kind: str, value, limit: int) -> bool:
+    """``value`` is of the annotation ``kind`` (``int``, ``float``, ``bool``, ``str`` or ``tuple[X, ...]``)."""
+    if kind.startswith("tuple["):
+        inner = kind[6:-6]
+        return type(value) is list and len(value) <= MAX_LIST and all(_fits(inner, v, limit) for v in value)
+    if kind == "float":
+        return value is None or type(value) in (int, float)
+    if kind == "str":
+        return type(value) is str and len(value) <= limit and not _SURROGATE.search(value)
+    return type(value) is {"int": int, "bool": bool}[kind]
+
+
+def _a(name: str) -> str:
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+
+
+def _expected(kind: str, limit: int, steps: bool = False) -> str:
+    if kind.startswith("tuple["):
+        return f"a list of at most {MAX_LIST} {_NOUNS[kind[6:-6]]}"
+    if kind == "int" and steps:
+        return f"a whole number from 0 to {MAX_STEP:,}"
+    return f"text of at most {limit:,} characters" if kind == "str" else _NOUN[kind]
+
+
+def _shape(text: str) -> tuple[int, int, int]:
+    """(deepest nesting, lists and objects, values) of JSON text, counted outside its strings, unparsed."""
+    bare = _STRING.sub("0", text).encode("ascii", "replace")
+    depth = deepest = containers = commas = 0
+    for start in range(0, len(bare), _CHUNK):  # in chunks: the counts cost a few MB at most
+        chunk = np.frombuffer(bare, np.uint8, min(_CHUNK, len(bare) - start), start)
+        marks = _BRACKETS[chunk]
+        if marks.any():
+            levels = np.cumsum(marks, dtype=np.int32) + depth
+            deepest, depth = max(deepest, int(levels.max())), int(levels[-1])
+            containers += int(np.count_nonzero(marks == 1))
+        commas += int(np.count_nonzero(chunk == ord(",")))
+    return deepest, containers, commas + containers + 1
+
+
+def _parse(data: str | bytes):
+    """The file's JSON, parsed only once its size and shape are within a run file's."""
+    if len(data) > MAX_JSON_BYTES:
+        raise ValueError(f"This file is {len(data) / 1e6:,.1f} MB; a run file is at most {MAX_JSON_BYTES // 10**6} MB.")
+    if isinstance(data, (bytes, bytearray)):
+        try:
+            data = bytes(data).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"This file is not UTF-8 text (its byte {exc.start + 1:,} is 0x{data[exc.start]:02x}), "
+                             "so it is not a run file exported by this app.") from None
+    text = data.removeprefix("\N{ZERO WIDTH NO-BREAK SPACE}")  # a byte order mark, as some editors save
+    if text.startswith("\N{ZERO WIDTH NO-BREAK SPACE}"):
+        raise ValueError("This file starts with two byte order marks, so it is not a run file exported by this app.")
+    if not text.strip():
+        raise ValueError("This file is empty; a run file is the JSON that a lesson's JSON button saves.")
+    deepest, containers, values = _shape(text)
+    if deepest > MAX_NESTING:
+        raise ValueError(f"This file is nested {deepest:,} levels deep; a run file is at most {MAX_NESTING} levels.")
+    if containers > MAX_CONTAINERS:
+        raise ValueError(f"This file holds {containers:,} lists and objects; a run file holds at most "
+                         f"{MAX_CONTAINERS:,}.")
+    if values > MAX_VALUES:
+        raise ValueError(f"This file holds {values:,} values; a run file holds at most {MAX_VALUES:,}.")
+    try:
+        return json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_Odd)
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno:,}, column {exc.colno:,}"
+        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
+            raise ValueError(f"This file's JSON ends before it is complete ({exc.msg.removesuffix(' at')} at "
+                             f"{where}); the file may have been cut short.") from None
+        raise ValueError(f"This file is not valid JSON ({exc.msg.removesuffix(' at')} at {where}), so it is not a "
+                         "run file exported by this app.") from None
+    except (RecursionError, ValueError):  # not expected after the checks above; still one sentence
+        raise ValueError("This file is not valid JSON, so it is not a run file exported by this app.") from None
+
+
+def _check_header(record) -> str:
+    """The run file's lesson, once its format, lesson, status, message and versions are as the app writes them."""
+    if not isinstance(record, dict):
+        raise ValueError(f"This file holds {_what(record)} where a run file holds one object, so it is not a run "
+                         "file exported by this app.")
+    if "format" not in record:
+        raise ValueError('This JSON file has no "format", so it is not a run file exported by this app.')
+    if record["format"] != FORMAT:
+        raise ValueError(f'This file\'s format is {_what(record["format"])}; this app reads run files of format '
+                         f'"{FORMAT}".')
+    lesson = record.get("lesson")
+    if type(lesson) is not str or lesson not in KINDS:
+        raise ValueError(f"This run file's lesson is {_what(lesson)}; the lessons with run files are "
+                         f"{', '.join(KINDS)}.")
+    for name, limit in (("status", 40), ("message", MAX_MESSAGE)):
+        if name in record and not _fits("str", record[name], limit):
+            raise ValueError(f'This run file\'s "{name}" is {_what(record[name])}; it must be text of at most '
+                             f"{limit:,} characters.")
+    versions = record.get("versions", {})
+    if not isinstance(versions, dict) or len(versions) > MAX_LIST or not all(
+            _fits("str", v, 100) and len(k) <= 40 for k, v in versions.items()):
+        raise ValueError(f'This run file\'s "versions" are {_what(versions)}; they must be an object of at most '
+                         f"{MAX_LIST} names, each with its version as text of at most 100 characters.")
+    return lesson
+
+
+def _config(lesson: str, given):
+    """The run's config, each setting checked for its type first and then by the config's own range checks."""
+    if not isinstance(given, dict):
+        raise ValueError(f'This run file\'s settings ("config") are {_what(given)}; they must be an object of '
+                         "setting names and values.")
+    config_cls = KINDS[lesson][0]
+    fields = {f.name: f for f in dataclasses.fields(config_cls)}
+    for name, value in given.items():
+        if name not in fields:
+            raise ValueError(f"This run file has a setting {_quote(name)} that lesson {lesson} does not have.")
+        if not _fits(fields[name].type, value, MAX_SETTING_TEXT):
+            raise ValueError(f"This run file's setting {name} is {_what(value)}; {name} is "
+                             f"{_expected(fields[name].type, MAX_SETTING_TEXT)}.")
+    try:
+        return config_cls(**{k: _field_value(fields[k], v) for k, v in given.items()})
+    except (TypeError, ValueError) as exc:
+        name = str(exc).split(" ", 1)[0]
+        if name in given and " must be one of: " in str(exc):  # the choices can run long: the value is the news
+            raise ValueError(f"This run file's setting {name} is {_what(given[name])}, which is not one of lesson "
+                             f"{lesson}'s choices.") from None
+        raise ValueError(f"This run file's settings do not fit lesson {lesson}: {_sentence(exc)}") from None
+
+
+def _sentence(exc: Exception) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:299] + "…"
+
+
+def _check_states(lesson: str, config, states) -> None:
+    """Every recorded state is an object of the snapshot's fields, each of its type; surfaces fit the grid."""
+    if not isinstance(states, list):
+        raise ValueError(f'This run file\'s states ("snapshots") are {_what(states)}; they must be a list of states.')
+    if not states:
+        raise ValueError("This run file holds no recorded states, so there is nothing to replay.")
+    if len(states) > MAX_STATES:
+        raise ValueError(f"This run file holds {len(states):,} states; a run file holds at most {MAX_STATES:,}.")
+    fields = dataclasses.fields(KINDS[lesson][1])
+    grid = getattr(config, "grid", 0)
+    if any(f.name == "surface" for f in fields) and len(states) * grid * grid > MAX_SURFACE_POINTS:
+        raise ValueError(f"This run file's {len(states):,} states on a {grid} x {grid} grid hold "
+                         f"{len(states) * grid * grid:,} surface points; a run file holds at most "
+                         f"{MAX_SURFACE_POINTS:,}.")
+    for i, state in enumerate(states, 1):
+        if not isinstance(state, dict):
+            raise ValueError(f"This run file's state {i} is {_what(state)}; a state is an object of names and values.")
+        for f in fields:
+            if f.name not in state:
+                if f.default is dataclasses.MISSING:
+                    raise ValueError(f"This run file's state {i} has no {f.name}.")
+                continue
+            value = state[f.name]
+            if f.name == "surface":
+                _check_surface(i, value, grid)
+            elif not _fits(f.type, value, MAX_MESSAGE) or (f.type == "int" and not 0 <= value <= MAX_STEP):
+                raise ValueError(f"This run file's state {i} has {_a(f.name)} of {_what(value)}; {_a(f.name)} is "
+                                 f"{_expected(f.type, MAX_MESSAGE, steps=True)}.")
+
+
+def _check_surface(i: int, surface, grid: int) -> None:
+    shape = f"on this run's {grid} x {grid} grid a surface is {grid} rows of {grid} numbers (or null)"
+    if type(surface) is not list or len(surface) != grid:
+        raise ValueError(f"This run file's state {i} has a surface of {_what(surface)}; {shape}.")
+    for r, row in enumerate(surface, 1):
+        if type(row) is not list or len(row) != grid:
+            raise ValueError(f"This run file's state {i} has a surface whose row {r} is {_what(row)}; {shape}.")
+        if bad := [v for v in row if v is not None and type(v) not in (int, float)]:
+            raise ValueError(f"This run file's state {i} has a surface whose row {r} holds {_what(bad[0])}; {shape}.")
 
 
 def from_json(text: str | bytes) -> tuple[str, object, list, dict]:
-    """A run file back into (lesson, config, snapshots, record). Raises ValueError with a message a
-    student can read when the file is not one of ours or was edited into nonsense."""
-    if len(text) > MAX_JSON_BYTES:
-        raise ValueError(f"The file is larger than {MAX_JSON_BYTES // 1_000_000} MB; it is not a run file.")
+    """A run file back into (lesson, config, snapshots, record). Raises ValueError with one sentence a student
+    can read when the file is not one of ours or was edited into nonsense. The file's size, nesting and number
+    of values are checked before it is parsed, and every field it holds before anything is built from it."""
+    record = _parse(text)
+    lesson = _check_header(record)
+    for name, what in (("config", "settings"), ("snapshots", "recorded states")):
+        if name not in record:
+            raise ValueError(f'This run file has no {what} ("{name}"), so there is nothing to replay.')
+    config = _config(lesson, record["config"])
+    _check_states(lesson, config, record["snapshots"])
+    snap_cls = KINDS[lesson][1]
+    snap_fields = dataclasses.fields(snap_cls)
     try:
-        record = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValueError("The file is not JSON, so it is not a run file exported by this app.") from exc
-    if not isinstance(record, dict) or record.get("format") != FORMAT:
-        raise ValueError("The file is JSON but not a run file exported by this app.")
-    lesson = record.get("lesson")
-    if lesson not in KINDS:
-        raise ValueError("The run file names no lesson this app knows.")
-    config_cls, snap_cls = KINDS[lesson]
-    try:
-        fields = {f.name: f for f in dataclasses.fields(config_cls)}
-        config = config_cls(**{k: _field_value(fields[k], v) for k, v in record["config"].items()})
-        snap_fields = dataclasses.fields(snap_cls)
         snaps = [snap_cls(**{f.name: _field_value(f, s[f.name]) for f in snap_fields if f.name in s})
                  for s in record["snapshots"]]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"The run file's settings or states do not fit lesson {lesson}: {str(exc)[:200]}") from exc
+    except (TypeError, ValueError) as exc:  # not expected once checked; still one sentence
+        raise ValueError(f"This run file's states do not fit lesson {lesson}: {_sentence(exc)}") from None
     return lesson, config, snaps, record
 
 
