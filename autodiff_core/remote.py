@@ -15,14 +15,19 @@ returns its input's shape), so an answer can never be bigger than the question.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import pickle
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Iterator
 
 import torch
 
+from .functions import bind_student_activations
 from .sandbox import Channel, Limits, SandboxError, shared_sandbox
+from .two_layer import TwoLayerSnapshot
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 KEPT_CALLS = 64  # forward calls whose autograd graph the worker keeps for a backward (oldest dropped first)
@@ -116,8 +121,37 @@ class _Link:
                                        f"({tuple(like.shape)}, {like.dtype}); it returned {tuple(shape)}, {dtype}.")
         return decode(dtype, tuple(shape), data)
 
+    def train(self, trainer, config) -> Iterator:
+        """``trainer(config)`` run whole in the worker (no round trip per call), its snapshots yielded here.
+        The worker computes at most a batch ahead of what is read: ``BATCH`` snapshots or ``BATCH_SECONDS``."""
+        self.ask(("train", 0, pickle.dumps((trainer, config))))
+        while True:
+            batch, done = self.ask(("next", 0, BATCH, BATCH_SECONDS))
+            for kind, values in batch:
+                yield _rebuild(kind, values)
+            if done:
+                return
+
     def close(self) -> None:
         self.channel.close()
+
+
+BATCH, BATCH_SECONDS = 256, 0.05
+SNAPSHOTS = {"TwoLayerSnapshot": TwoLayerSnapshot}  # what a worker's trainer may send back
+_PLAIN = (int, float, bool, str, type(None))
+
+
+def _rebuild(kind: str, values: tuple):
+    """A snapshot from the worker's plain values, each checked: numbers, flags and text only."""
+    cls = SNAPSHOTS.get(kind)
+    if cls is None or not isinstance(values, tuple) or len(values) != len(dataclasses.fields(cls)) \
+            or not all(isinstance(v, _PLAIN) for v in values):
+        raise StudentFunctionError("The sandbox sent back something it should not have.")
+    return cls(*values)
+
+
+def _plain(snap) -> tuple[str, tuple]:
+    return type(snap).__name__, tuple(getattr(snap, f.name) for f in dataclasses.fields(snap))
 
 
 _RUN = threading.local()  # a training thread's own workers: activation name -> _Link
@@ -180,7 +214,7 @@ def serve(conn, source: str, challenge: str) -> None:
     from .student import explain_error, load
 
     fn = load(source, CHALLENGES[challenge].n_inputs)
-    graphs: OrderedDict[int, tuple[torch.Tensor, torch.Tensor]] = OrderedDict()
+    graphs: OrderedDict = OrderedDict()  # call id -> (input, output) kept for backward; "trainer" -> a run
     while (request := conn.receive()) is not None:
         dropped, op, call_id, *rest = pickle.loads(request)
         for d in dropped:
@@ -197,6 +231,19 @@ def serve(conn, source: str, challenge: str) -> None:
 
 
 def _answer(fn, graphs, op: str, call_id: int, rest: list) -> tuple:
+    if op == "train":  # the trainer runs here whole, with the student's Function as its activation
+        trainer, config = pickle.loads(rest[0])
+        bind_student_activations({config.activation: fn.apply})
+        graphs["trainer"] = trainer(config)
+        return ()
+    if op == "next":
+        limit, seconds = rest
+        stream, batch, t0 = graphs["trainer"], [], time.perf_counter()
+        for snap in stream:
+            batch.append(_plain(snap))
+            if len(batch) >= limit or time.perf_counter() - t0 > seconds:
+                return batch, False
+        return batch, True
     if op == "forward":
         keep, dtype, shape, data = rest
         x = decode(dtype, shape, data)
@@ -209,7 +256,7 @@ def _answer(fn, graphs, op: str, call_id: int, rest: list) -> tuple:
         if keep:
             graphs[call_id] = (x, y)
             while len(graphs) > KEPT_CALLS:
-                graphs.popitem(last=False)
+                graphs.pop(next(k for k in graphs if k != "trainer"))
         return encode(y.detach())
     x, y = graphs.pop(call_id, (None, None))
     if x is None:

@@ -20,11 +20,13 @@ How it is built:
 from __future__ import annotations
 
 import atexit
+import ctypes
 import io
 import os
 import pickle
 import resource
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -57,8 +59,9 @@ class Sandbox:
                 return
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)  # one request, one datagram
             env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-            self._proc = subprocess.Popen([sys.executable, "-m", "autodiff_core.sandbox", str(theirs.fileno())],
-                                          pass_fds=[theirs.fileno()], cwd=ROOT, env=env, stdin=subprocess.DEVNULL)
+            command = [*walls(), sys.executable, "-m", "autodiff_core.sandbox", str(theirs.fileno())]
+            self._proc = subprocess.Popen(command, pass_fds=[theirs.fileno()], cwd=ROOT, env=env,
+                                          stdin=subprocess.DEVNULL)
             theirs.close()
             self._sock = ours
 
@@ -168,7 +171,45 @@ class _ResultUnpickler(pickle.Unpickler):
 # ---- Inside the zygote, the monitor and the worker ----
 
 
+_WALLS: list[str] | None = None
+
+
+def walls() -> list[str]:
+    """The second wall around the zygote, where the machine has one: Debian's ``bubblewrap`` gives it (and so
+    every worker it forks) no network, read-only system and Python directories and nothing else of the file
+    system (an empty /tmp), and ends it when the server ends. ``STUDIO_SANDBOX_BWRAP=0`` leaves it out; the
+    rlimits apply either way. Probed once: where user namespaces are not allowed, bwrap cannot start."""
+    global _WALLS
+    if _WALLS is None:
+        bwrap = shutil.which("bwrap")
+        _WALLS = []
+        if bwrap and os.environ.get("STUDIO_SANDBOX_BWRAP", "1") != "0":
+            roots = {"/usr", "/lib", "/lib64", "/bin", "/sbin", str(ROOT), sys.prefix, sys.base_prefix,
+                     os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))),
+                     *(p for p in sys.path if p and os.path.isdir(p) and not p.startswith(tuple(["/usr", "/lib"])))}
+            args = [bwrap, "--unshare-user-try", "--unshare-ipc", "--unshare-net", "--unshare-uts",
+                    "--unshare-cgroup-try", "--die-with-parent", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+                    "--chdir", str(ROOT)]
+            for path in sorted(roots):
+                args += ["--ro-bind-try", path, path]
+            args.append("--")
+            probe = subprocess.run([*args, sys.executable, "-c", "pass"], capture_output=True, timeout=60)
+            if probe.returncode == 0:
+                _WALLS = args
+    return _WALLS
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel ends this process when the server does, however the server dies."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _zygote(fd: int) -> None:
+    _die_with_parent()
     import torch
 
     from .challenges import CHALLENGES
@@ -210,7 +251,7 @@ def _monitor_serve(request: bytes, conn: int, status: int) -> None:
         _serve_worker(request, conn)
     os.close(conn)
     _, code = os.waitpid(pid, 0)
-    _write_all(status, pickle.dumps(code))
+    _write_all(status, pickle.dumps(os.waitstatus_to_exitcode(code)))
 
 
 def _serve_worker(request: bytes, fd: int) -> None:

@@ -61,7 +61,7 @@ if problem:
 
 
 def start() -> LiveRun:
-    return LiveRun("two_layer", config, lambda: train_two_layer(config), lambda s: s.step)
+    return LiveRun("two_layer", config, lambda: train_two_layer(config), lambda s: s.step, remote=train_two_layer)
 
 
 controls("two_layer", start if config else None, default_speed="100", unit="steps")

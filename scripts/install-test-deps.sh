@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # System packages the tests need besides a browser (scripts/install-chromium.sh does that one):
-#   haproxy   tests/test_proxy.py runs `python -m studio.serve` (app workers behind HAProxy)
+#   haproxy     tests/test_proxy.py runs `python -m studio.serve` (app workers behind HAProxy)
+#   bubblewrap  the sandbox's second wall around student code (command: bwrap); tests/test_sandbox.py
 # Each is installed with apt-get (as root, or through sudo) unless it is already on the PATH. Where that is
 # not possible (no apt-get, no root or sudo) it says so and exits 0: the tests that need the package are
 # then skipped, except under CI=true, where they fail so that a missing install shows.
@@ -12,7 +13,8 @@
 # install-chromium.sh.
 set -euo pipefail
 
-PACKAGES=(haproxy)   # Debian package names; each is also the command looked for on the PATH
+PACKAGES=(haproxy bubblewrap)   # Debian package names
+COMMANDS=(haproxy bwrap)        # the command each installs, looked for on the PATH
 
 here=${BASH_SOURCE[0]%/*}
 [ "$here" != "${BASH_SOURCE[0]}" ] || here=.
@@ -23,8 +25,9 @@ dry_run_arg install-test-deps.sh "$@"
 say() { echo "install-test-deps: $*"; }
 
 missing=()
-for pkg in "${PACKAGES[@]}"; do
-  if command -v "$pkg" >/dev/null 2>&1 || [ -x "/usr/sbin/$pkg" ]; then
+for i in "${!PACKAGES[@]}"; do
+  pkg=${PACKAGES[$i]} cmd=${COMMANDS[$i]}
+  if command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || [ -x "/usr/bin/$cmd" ]; then
     say "$pkg: already installed"
   else
     missing+=("$pkg")

@@ -44,3 +44,15 @@ class Payload:
 def answer_with_code():
     """What a worker that escaped the validator might send back: a pickle that runs a command when loaded."""
     return Payload()
+
+
+def read_a_file(path):
+    with open(path) as f:
+        return f.read()
+
+
+def connect(port):
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=2):
+        return "connected"

@@ -134,3 +134,67 @@ def alive(pid: int) -> bool:
             return f.read().split(")")[-1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def _second_wall():
+    from autodiff_core.sandbox import walls
+
+    if not walls():
+        if os.environ.get("CI") == "true":
+            pytest.fail("bubblewrap is missing or cannot start: scripts/install-test-deps.sh installs it")
+        pytest.skip("no bubblewrap here: the sandbox has its rlimits only")
+
+
+def test_the_worker_sees_no_file_of_the_server(sandbox, tmp_path):
+    _second_wall()
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the teacher's notes")
+    assert tasks.read_a_file(str(secret)) == "the teacher's notes"  # here, the file is there
+    with pytest.raises(SandboxError, match="check failed: FileNotFoundError"):
+        sandbox.run(tasks.read_a_file, str(secret))
+
+
+def test_the_worker_has_no_network(sandbox):
+    import socket
+
+    _second_wall()
+    server = socket.create_server(("127.0.0.1", 0))
+    try:
+        port = server.getsockname()[1]
+        assert tasks.connect(port) == "connected"  # from here, it answers
+        with pytest.raises(SandboxError, match="check failed: ConnectionRefusedError"):
+            sandbox.run(tasks.connect, port)
+    finally:
+        server.close()
+
+
+def test_the_zygote_dies_with_the_server():
+    """However the server dies (here: SIGKILL, no atexit), its sandbox helper does not outlive it."""
+    code = ("import sys, time; sys.path.insert(0, 'tests'); from autodiff_core.sandbox import Sandbox; "
+            "import sandbox_tasks; box = Sandbox(); box.run(sandbox_tasks.answer, 1); "
+            "print(box._proc.pid, flush=True); time.sleep(60)")
+    server = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        helper = int(server.stdout.readline())
+        children = _descendants(helper)
+        server.kill()
+        server.wait(10)
+        deadline = time.monotonic() + 10
+        while any(_running(p) for p in [helper, *children]) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_running(p) for p in [helper, *children])
+    finally:
+        server.kill()
+
+
+def _descendants(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout.split()
+    return [int(p) for p in out] + [q for p in out for q in _descendants(int(p))]
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[1][0] not in "ZX"
+    except FileNotFoundError:
+        return False

@@ -70,7 +70,9 @@ def test_lesson_5_snapshots_and_trains_with_a_student_function(new_app, no_stude
     assert not at.exception and at.session_state["pg_model"].steps_done == 1
     at.button(key="pg_play").click().run()
     run = at.session_state["playground_run"]
-    time.sleep(1.5)
+    deadline = time.monotonic() + 30
+    while run.count < 3 and run.running and time.monotonic() < deadline:
+        time.sleep(0.05)
     at.button(key="pg_pause").click().run()
     run = wait_for_run(at, "playground")
     assert run.status == "stopped" and run.count > 1, run.message
