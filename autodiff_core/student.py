@@ -3,7 +3,7 @@
 Student code never reaches ``exec`` or ``eval`` as text. ``validate`` parses it with ``ast`` and walks
 every node against an allow-list; only then does ``compile_function`` compile the *validated tree*
 (rewritten a little, see ``_Harden``) with no builtins but ``_loaded_module`` and a ``torch`` holding only
-the allowed functions, and builds the Function class itself. The sandbox (``sandbox.py``) adds the run-time limits.
+the allowed functions, and builds the Function class itself.
 
 What a submission may contain, and nothing else:
 
@@ -11,17 +11,37 @@ What a submission may contain, and nothing else:
   ``@staticmethod def backward(ctx, grad_output)``, and docstrings;
 * in those bodies: assignments (to names, tuples of names, or masked ``t[mask] = ...``), ``if``/``else``,
   ``return``, ``pass``, arithmetic, comparisons, ``and``/``or``/``not``, conditional expressions;
-* calls of ``torch.<f>`` for f in ``TORCH_FUNCTIONS``, tensor methods in ``TENSOR_METHODS``, and
-  ``ctx.save_for_backward``; the attributes ``ctx.saved_tensors`` and ``ctx.needs_input_grad``;
+* calls of ``torch.<f>`` for f in ``TORCH_FUNCTIONS`` (``torch.where`` with its three arguments), tensor
+  methods in ``TENSOR_METHODS``, and ``ctx.save_for_backward``; the attributes ``ctx.saved_tensors`` and
+  ``ctx.needs_input_grad``;
+* an index is a mask (``t[input < 0]``) or a whole number from -16 to 16 (``ctx.saved_tensors[0]``);
 * names: the parameters, variables assigned in the same function, and ``torch`` (before a dot).
 
-No loops, so the work done is bounded by the code's length times the size of the tensors the checker
-gives; no calls of your own functions, so no recursion; nothing that starts with ``_``, so no dunder walks.
+The allow-list is the first filter, not the defence: the sandbox (``sandbox.py``: a separate process with
+limits on CPU time, memory and wall-clock time) is what contains code that gets past it. The compiled code
+also carries run-time guards (``_Harden`` puts them in), and they make this bound true:
+
+* number literals are floats, and every operand of arithmetic and of unary ``-``/``+`` passes through
+  ``_as_float`` (ints and bools become floats; anything but a number or a tensor, a tuple say, raises), so
+  no Python integer or sequence grows; ``~`` takes tensors only (``_as_mask``);
+* while forward or backward runs, ``_Bounded`` checks every tensor operation *before* it runs: a tensor is
+  indexed only by a bool mask of its own shape, and an operation whose operands broadcast to more elements
+  than its largest tensor operand has is stopped. Every operation student code can reach is element-wise
+  (its result has its operands' broadcast shape) or picks elements (a mask, unpacking ``a, b = t``), so
+  this covers them all; a check of each result backs it up. A guard that stops the code raises ``Blocked``, which ``explain_error`` shows with its line.
+
+So no tensor the code builds has more elements than the largest tensor it is handed (its inputs;
+``grad_output`` has the shape of forward's result and the saved tensors are forward's, so neither is
+larger), and with no loops and no calls of its own
+functions each of its at most ``MAX_NODES`` syntax elements runs at most once per call: one call does a
+few tensor operations per syntax element, none on more elements than the largest input. The guards cost
+about 10 µs per operation.
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 import io
 import math
 import sys
@@ -31,6 +51,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 FILENAME = "<your code>"
 MAX_CHARS = 4000  # a ReLU takes ~400; the longest reference solution ~900
@@ -39,6 +60,7 @@ MAX_NODES = 1500
 MAX_DEPTH = 24  # nesting of the syntax tree
 MAX_LITERAL = 1e6  # largest number literal
 MAX_EXPONENT = 16  # `x ** k` needs a literal k with |k| <= this
+MAX_INDEX = 16  # `ctx.saved_tensors[k]` needs a literal k with |k| <= this
 
 TORCH_FUNCTIONS = frozenset({"exp", "log", "sigmoid", "tanh", "where", "abs", "sign", "zeros_like", "ones_like",
                              "maximum", "minimum", "pow", "sqrt", "sin", "cos", "clamp", "clone"})
@@ -104,7 +126,7 @@ def validate(source: str, n_inputs: int = 1) -> Submission:
         raise Refused("The code must be text.")
     if len(source) > MAX_CHARS:
         raise Refused(f"The code is {len(source):,} characters long; the limit is {MAX_CHARS:,}.")
-    if source.count("\n") >= MAX_LINES:
+    if len(source.splitlines()) > MAX_LINES:  # every line ending: \r, \r\n, \n, and \x0c, \u2028 and the like
         raise Refused(f"The code has more than {MAX_LINES} lines.")
     try:
         tree = ast.parse(source, filename=FILENAME, mode="exec")
@@ -293,9 +315,11 @@ class _Checker:
         elif isinstance(node, ast.keyword) and node.arg not in KEYWORDS:
             raise Refused(f"the only keyword arguments are {', '.join(sorted(KEYWORDS))} (as in clamp).",
                           node.value.lineno)
-        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple):
-            raise Refused("index with one mask or one number, e.g. `t[input < 0]` or `ctx.saved_tensors[0]`.",
-                          node.lineno)
+        elif isinstance(node, ast.Subscript):
+            _check_index(node)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert) and isinstance(node.operand,
+                                                                                               ast.Constant):
+            raise Refused("`~` flips a mask tensor, as in `~(input > 0)`; for True or False use `not`.", node.lineno)
         return None
 
     def call(self, node: ast.Call) -> list:
@@ -303,6 +327,9 @@ class _Checker:
             name = node.func.id if isinstance(node.func, ast.Name) else type(node.func).__name__
             raise Refused(f"you can call `torch.` functions, tensor methods and `ctx.save_for_backward`; not "
                           f"`{name}`.", node.lineno)
+        if ast.unparse(node.func) == "torch.where" and (len(node.args) != 3 or node.keywords):
+            raise Refused("`torch.where` takes three arguments: `torch.where(mask, value_if_true, value_if_false)`.",
+                          node.lineno)
         return [*self.attribute(node.func, called=True), *node.args, *node.keywords]
 
     def attribute(self, node: ast.Attribute, *, called: bool) -> list:
@@ -342,6 +369,31 @@ def _check_constant(node: ast.Constant) -> None:
         raise Refused(f"numbers here stay within ±{MAX_LITERAL:g}.", node.lineno)
 
 
+def _constant_index(node: ast.expr) -> int | None:
+    """The whole number an index spells out (`[0]`, `[-1]`), or None when it is not one."""
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node, sign = node.operand, -1
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return sign * node.value
+    return None
+
+
+INDEX_RULE = "index with a mask, as in `t[input < 0]`, or pick with a whole number, as in `ctx.saved_tensors[0]`"
+
+
+def _check_index(node: ast.Subscript) -> None:
+    """An index is one mask (checked when it runs: a bool tensor of the tensor's shape) or one small whole number."""
+    index, k = node.slice, _constant_index(node.slice)
+    if isinstance(index, ast.Tuple):
+        raise Refused(f"{INDEX_RULE}; one index only.", node.lineno)
+    if k is not None and abs(k) > MAX_INDEX:
+        raise Refused(f"{INDEX_RULE}; the number goes from -{MAX_INDEX} to {MAX_INDEX}.", node.lineno)
+    if k is None and (isinstance(index, ast.Constant) or (isinstance(index, ast.UnaryOp)
+                                                          and isinstance(index.operand, ast.Constant))):
+        raise Refused(f"{INDEX_RULE}; not `[{ast.unparse(index)[:20]}]`.", node.lineno)
+
+
 def _check_exponent(node: ast.BinOp) -> None:
     k = node.right
     if isinstance(k, ast.UnaryOp) and isinstance(k.op, (ast.USub, ast.UAdd)):
@@ -355,19 +407,99 @@ def _check_exponent(node: ast.BinOp) -> None:
 # ---- Compiling a validated submission ----
 
 
+class Blocked(Exception):
+    """A run-time guard stopped the student's code; the message says why, in words for the student."""
+
+
+def _describe(value) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"a {str(value.dtype).removeprefix('torch.')} tensor of shape {tuple(value.shape)}"
+    return "None" if value is None else f"a {type(value).__name__}"
+
+
 def _as_float(value):
-    """Python ints (and bools) become floats before arithmetic, so no huge integer can be built."""
-    return float(value) if type(value) in (int, bool) else value
+    """Python ints (and bools) become floats before arithmetic, so no huge integer can be built; anything but a
+    number or a tensor (a tuple, which `+` would lengthen) is refused."""
+    kind = type(value)
+    if kind is float or isinstance(value, torch.Tensor):
+        return value
+    if kind in (int, bool):
+        return float(value)
+    raise Blocked(f"arithmetic works on numbers and tensors, not on {_describe(value)}.")
+
+
+def _as_mask(value):
+    """The operand of `~`: a tensor (`~True` is the integer -2, which is not what anyone means)."""
+    if isinstance(value, torch.Tensor):
+        return value
+    raise Blocked(f"`~` flips a mask tensor, as in `~(input > 0)`, not {_describe(value)}; for True or False "
+                  "use `not`.")
+
+
+_INDEXING = frozenset({"__getitem__", "__setitem__"})
+
+
+class _Bounded(TorchFunctionMode):
+    """On while the student's forward or backward runs: each tensor operation is checked *before* it runs.
+    Indexing takes a bool mask of the tensor's own shape; any other operation may not broadcast its operands
+    to more elements than its largest tensor operand has (every function allowed here is element-wise)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
+        limit = max(map(torch.Tensor.numel, tensors)) if tensors else 1
+        if getattr(func, "__name__", "") in _INDEXING:
+            _check_mask(args[0], args[1])
+        elif len(shapes := {t.shape for t in tensors}) > 1:
+            shape = _broadcast(shapes)
+            if shape is not None and math.prod(shape) > limit:
+                raise Blocked(_too_big(shape, limit))
+        result = func(*args, **kwargs)
+        for out in result if isinstance(result, tuple) else (result,):
+            if isinstance(out, torch.Tensor) and out.numel() > limit:  # never expected: the checks above
+                raise Blocked(_too_big(out.shape, limit))
+        return result
+
+
+def _broadcast(shapes) -> tuple[int, ...] | None:
+    """The shape these broadcast to, or None when they do not fit (the operation itself then says so).
+    torch.broadcast_shapes does the same in ~80 µs, more than most operations here take."""
+    shape = []
+    for i in range(1, max(len(s) for s in shapes) + 1):
+        sizes = {s[-i] for s in shapes if len(s) >= i} - {1}
+        if len(sizes) > 1:
+            return None
+        shape.insert(0, sizes.pop() if sizes else 1)
+    return tuple(shape)
+
+
+def _check_mask(tensor: torch.Tensor, index) -> None:
+    if not (isinstance(index, torch.Tensor) and index.dtype == torch.bool and index.shape == tensor.shape):
+        raise Blocked(f"index a tensor with a mask of its own shape {tuple(tensor.shape)}, as in `t[input < 0]`; "
+                      f"this index is {_describe(index)}. Whole numbers such as `[0]` pick from "
+                      "`ctx.saved_tensors` and `ctx.needs_input_grad`.")
+
+
+def _too_big(shape, limit: int) -> str:
+    return (f"your code built a tensor larger than its input: shape {tuple(shape)} ({math.prod(shape):,} numbers) "
+            f"from tensors of at most {limit:,}. Combine tensors of the input's shape.")
 
 
 class _Harden(ast.NodeTransformer):
     """Rewrites the validated tree: number literals become floats (except indices such as
-    ``saved_tensors[0]``), and every arithmetic operand passes through ``_as_float``."""
+    ``saved_tensors[0]``), every operand of arithmetic and of unary -, + passes through ``_as_float``, that of
+    ``~`` through ``_as_mask``, and each method's body runs inside ``with _Bounded():``."""
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        self.generic_visit(node)
+        guard = ast.withitem(context_expr=ast.Call(func=ast.Name("_Bounded", ast.Load()), args=[], keywords=[]))
+        node.body = [ast.copy_location(ast.With(items=[guard], body=node.body), node.body[0])]
+        return node
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
         node.value = self.visit(node.value)
-        if not (isinstance(node.slice, ast.Constant) and type(node.slice.value) is int):
-            node.slice = self.visit(node.slice)
+        k = _constant_index(node.slice)
+        node.slice = self.visit(node.slice) if k is None else ast.copy_location(ast.Constant(k), node.slice)
         return node
 
     def visit_Constant(self, node: ast.Constant) -> ast.AST:
@@ -380,14 +512,20 @@ class _Harden(ast.NodeTransformer):
         node.left, node.right = _wrap(node.left), _wrap(node.right)
         return node
 
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Not):
+            node.operand = _wrap(node.operand, "_as_mask" if isinstance(node.op, ast.Invert) else "_as_float")
+        return node
+
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
         self.generic_visit(node)
         node.value = _wrap(node.value)
         return node
 
 
-def _wrap(node: ast.expr) -> ast.expr:
-    call = ast.Call(func=ast.Name("_as_float", ast.Load()), args=[node], keywords=[])
+def _wrap(node: ast.expr, guard: str = "_as_float") -> ast.expr:
+    call = ast.Call(func=ast.Name(guard, ast.Load()), args=[node], keywords=[])
     return ast.copy_location(call, node)
 
 
@@ -407,11 +545,13 @@ def compile_function(submission: Submission) -> type[torch.autograd.Function]:
     """Compile the validated methods (never the text) and build the Function class from them."""
     methods = []
     for fn in (submission.forward, submission.backward):
+        fn = copy.deepcopy(fn)  # _Harden rewrites in place; the Submission stays as validated
         clean = ast.FunctionDef(name=fn.name, args=fn.args, body=fn.body, decorator_list=[], returns=None,
                                 type_comment=None)
         methods.append(ast.copy_location(clean, fn))
     module = ast.fix_missing_locations(_Harden().visit(ast.Module(body=methods, type_ignores=[])))
-    namespace = {"__builtins__": {"__import__": _loaded_module}, "torch": SAFE_TORCH, "_as_float": _as_float}
+    namespace = {"__builtins__": {"__import__": _loaded_module}, "torch": SAFE_TORCH, "_as_float": _as_float,
+                 "_as_mask": _as_mask, "_Bounded": _Bounded}
     exec(compile(module, FILENAME, "exec"), namespace)  # defines forward and backward; runs none of their code
     return type(submission.class_name, (torch.autograd.Function,), {
         "forward": staticmethod(namespace["forward"]), "backward": staticmethod(namespace["backward"]),
@@ -431,7 +571,9 @@ def explain_error(exc: BaseException) -> tuple[int | None, str]:
             line = frame.lineno
     text = str(exc).split("\n")[0][:300]
     where = f"Line {line}: " if line else ""
-    if isinstance(exc, UnboundLocalError | NameError):
+    if isinstance(exc, Blocked):
+        message = text
+    elif isinstance(exc, UnboundLocalError | NameError):
         message = f"a variable is used before it is assigned ({text})."
     elif isinstance(exc, MemoryError) or "can't allocate memory" in text:
         message = "the code asked for more memory than the sandbox allows."

@@ -3,6 +3,7 @@ legitimate solutions pass, judged against PyTorch's own ops."""
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import pytest
@@ -122,6 +123,16 @@ HOSTILE_BODIES = {
     "unknown keyword": "x = input.clamp(out=input)",
     "bare expression": "input + 1",
     "in": "x = 1 in input",
+    # the bound on the work done (the run-time guards catch what cannot be seen here)
+    "one-argument where": "x = torch.where(input > 0)",
+    "two-argument where": "x = torch.where(input > 0, input)",
+    "where with a keyword": "x = torch.where(input > 0, input, min=0)",
+    "index with None": "x = input[None]",
+    "index with True": "x = input[True]",
+    "index with a float": "x = input[0.5]",
+    "index with a negative float": "x = input[-0.5]",
+    "index with a huge number": "x = ctx.saved_tensors[1000000]",
+    "invert a bool": "x = ~True",
     # strings and formatting tricks
     "f-string": "x = f'{input}'",
     "percent format": "x = '%s' % input",
@@ -143,6 +154,11 @@ HOSTILE_BODIES = {
 HOSTILE_MODULES = {
     "very long source": RELU + "# " + "x" * 5000 + "\n",
     "many lines": RELU + "\n" * 500,
+    "many lines ended by \\r": RELU + "\r" * 500,
+    "many lines ended by \\r\\n": RELU + "\r\n" * 500,
+    "many lines of \\r alone": RELU.replace("\n", "\r") + "\r" * 200,
+    "form feeds in a comment": RELU + "# " + "\x0c" * 200 + "\n",
+    "line separators in a comment": RELU + "# " + "\u2028" * 200 + "\n",
     "null byte": RELU.replace("pass", "x = 1\x00"),
     "not text": None,
     "top-level code": RELU + "print(1)\n",
@@ -192,6 +208,40 @@ def test_refusal_names_the_line(name):
     with pytest.raises(Refused) as caught:
         validate(HOSTILE[name])
     assert caught.value.line == 5 and str(caught.value).startswith("Line 5: ")
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r", "\r\n"])
+def test_every_newline_counts_towards_the_line_limit(ending):
+    """Python ends a line at \\n, \\r or \\r\\n; 208 lines ended by \\r alone used to pass (only \\n was counted)."""
+    lines = RELU.rstrip("\n").split("\n")
+    padded = lines + ["# a comment"] * (student.MAX_LINES - len(lines))
+    validate(ending.join(padded) + ending)  # exactly MAX_LINES lines pass
+    with pytest.raises(Refused, match=f"more than {student.MAX_LINES} lines"):
+        validate(ending.join([*padded, "# one more"]) + ending)
+
+
+@pytest.mark.parametrize("breaker", ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
+def test_line_breaks_python_keeps_in_a_comment_count_too(breaker):
+    """Inside a comment Python reads these as text, str.splitlines() as line breaks; the limit counts them
+    (counting more lines than Python sees is the safe side)."""
+    source = RELU + "# " + breaker * student.MAX_LINES + "\n"
+    assert ast.parse(source)  # Python itself accepts it
+    with pytest.raises(Refused, match=f"more than {student.MAX_LINES} lines"):
+        validate(source)
+
+
+def test_where_needs_its_three_arguments():
+    with pytest.raises(Refused) as caught:
+        validate(HOSTILE["one-argument where"])
+    assert caught.value.line == 5 and "three arguments" in str(caught.value)
+
+
+def test_indices_are_masks_or_small_whole_numbers():
+    for name in ("index with None", "index with True", "index with a float", "index with a huge number"):
+        with pytest.raises(Refused) as caught:
+            validate(HOSTILE[name])
+        assert caught.value.line == 5 and "index with a mask" in str(caught.value), name
+    load(inside("x = input[input > 0]\ny = ctx.needs_input_grad[-1]"))  # both kinds pass
 
 
 def test_refused_code_never_reaches_the_sandbox():
