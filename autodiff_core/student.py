@@ -28,14 +28,14 @@ also carries run-time guards (``_Harden`` puts them in), and they make this boun
   indexed only by a bool mask of its own shape, and an operation whose operands broadcast to more elements
   than its largest tensor operand has is stopped. Every operation student code can reach is element-wise
   (its result has its operands' broadcast shape) or picks elements (a mask, unpacking ``a, b = t``), so
-  this covers them all; a check of each result backs it up. A guard that stops the code raises ``Blocked``, which ``explain_error`` shows with its line.
+  this covers them all; a check of each result backs it up. A guard that stops the code raises
+  ``Blocked``, which ``explain_error`` shows with its line.
 
 So no tensor the code builds has more elements than the largest tensor it is handed (its inputs;
 ``grad_output`` has the shape of forward's result and the saved tensors are forward's, so neither is
-larger), and with no loops and no calls of its own
-functions each of its at most ``MAX_NODES`` syntax elements runs at most once per call: one call does a
-few tensor operations per syntax element, none on more elements than the largest input. The guards cost
-about 10 µs per operation.
+larger). With no loops and no calls of its own functions, each of the code's at most ``MAX_NODES`` syntax
+elements runs at most once per call, so one call does a few tensor operations per syntax element, none on
+more elements than the largest input. The guards cost about 10 µs per operation.
 """
 
 from __future__ import annotations
