@@ -10,6 +10,7 @@ import streamlit as st
 
 if __name__ == "__main__":
     from studio.boot import warm_up
+    from studio.page import student_function_stopped
     from studio.presenter import presenter_toggle, sidebar_state
     from studio.sidebar import sidebar
     from studio.state import remember
@@ -28,7 +29,11 @@ if __name__ == "__main__":
     ])
     sidebar()
     presenter_toggle()
-    page.run()
+    try:
+        page.run()
+    except Exception as exc:
+        if not student_function_stopped(exc):  # a student's Function stopped at a limit while the page drew it
+            raise
     remember()
     warm_up()  # once per process, in the background, after the first page is drawn
 else:

@@ -92,10 +92,11 @@ class WorkerConn:
     def __init__(self, sock: socket.socket) -> None:
         self.sock, self.limits = sock, None
 
-    def receive(self) -> bytes | None:
+    def receive(self, idle: float | None = None) -> bytes | None:
+        """The next request; None when the server hung up, or when none came for ``idle`` seconds."""
         try:
-            return recv_message(self.sock)
-        except OSError:
+            return recv_message(self.sock, None if idle is None else time.monotonic() + idle)
+        except (OSError, TimeoutError):
             return None
 
     def send(self, data: bytes) -> None:
@@ -147,6 +148,16 @@ class Channel:
             if data:
                 return death(plain_loads(data), self.limits)
         return "The sandbox stopped unexpectedly; try again."
+
+    def gone(self) -> bool:
+        """Whether the worker has ended while idle (its end of the socket reads as closed)."""
+        if self.closed:
+            return True
+        with self._lock:
+            try:
+                return bool(select.select([self.sock], [], [], 0)[0]) and not self.sock.recv(1, socket.MSG_PEEK)
+            except OSError:
+                return True
 
     def kill(self) -> None:
         pid, self.pid = self.pid, None

@@ -32,6 +32,7 @@ from .two_layer import TwoLayerSnapshot
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 KEPT_CALLS = 64  # forward calls whose autograd graph the worker keeps for a backward (oldest dropped first)
 INTERACTIVE = Limits(cpu_seconds=60, memory_mb=512, wall_seconds=30 * 60)  # snapshots, Step, the editor
+IDLE_SECONDS = 120  # an interactive worker nobody called for this long ends; the next call starts another
 CALL_SECONDS = 10.0  # wall-clock seconds one call may take unless the run allows more
 
 
@@ -178,17 +179,18 @@ class StudentActivation:
         if link is not None:
             return link
         with self._lock:
-            if self._link is None or self._link.channel.closed:
-                self._link = self.open(INTERACTIVE, CALL_SECONDS)
+            if self._link is None or self._link.channel.gone():
+                self._link = self.open(INTERACTIVE, CALL_SECONDS, idle=IDLE_SECONDS)
             return self._link
 
     def forward(self, input: torch.Tensor, keep: bool):
         return self._current().forward(input, keep)
 
-    def open(self, limits: Limits, call_seconds: float) -> _Link:
-        """A fresh worker for this Function under ``limits`` (its code compiled there, never here)."""
+    def open(self, limits: Limits, call_seconds: float, idle: float | None = None) -> _Link:
+        """A fresh worker for this Function under ``limits`` (its code compiled there, never here), which ends
+        when no call came for ``idle`` seconds (None: when the server closes it)."""
         try:
-            channel = shared_sandbox().open(serve, self.source, self.challenge, limits=limits)
+            channel = shared_sandbox().open(serve, self.source, self.challenge, idle, limits=limits)
         except SandboxError as exc:
             raise StudentFunctionError(str(exc)) from None
         return _Link(channel, call_seconds)
@@ -208,25 +210,27 @@ def bind_run_workers(links: dict[str, _Link]) -> None:
 # ---- Inside the worker ----
 
 
-def serve(conn, source: str, challenge: str) -> None:
-    """The worker's loop: compile the student's code here, then answer forward and backward calls."""
+def serve(conn, source: str, challenge: str, idle: float | None = None) -> None:
+    """The worker's loop: compile the student's code here, then answer calls until the server hangs up or,
+    with ``idle``, no call came for that many seconds."""
     from .challenges import CHALLENGES
     from .student import explain_error, load
 
     fn = load(source, CHALLENGES[challenge].n_inputs)
     graphs: OrderedDict = OrderedDict()  # call id -> (input, output) kept for backward; "trainer" -> a run
-    while (request := conn.receive()) is not None:
+    while (request := conn.receive(idle)) is not None:
         dropped, op, call_id, *rest = pickle.loads(request)
         for d in dropped:
             graphs.pop(d, None)
         try:
             answer = ("ok", *_answer(fn, graphs, op, call_id, rest))
-        except MemoryError:
-            graphs.clear()
-            answer = ("error", "Your Function needed more memory than this run allows "
-                      f"({conn.limits.memory_mb} MB) at this size.")
         except Exception as exc:  # the student's code raised: their line, never our stack
-            answer = ("error", "Your Function raised an error: " + explain_error(exc)[1])
+            if isinstance(exc, MemoryError) or "allocate memory" in str(exc):
+                graphs.clear()
+                answer = ("error", "Your Function needed more memory than this run allows "
+                          f"({conn.limits.memory_mb} MB) at this size.")
+            else:
+                answer = ("error", "Your Function raised an error: " + explain_error(exc)[1])
         conn.send(pickle.dumps(answer))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import streamlit as st
@@ -28,3 +29,15 @@ def require_app() -> None:
     if any(Path(str(info.get("script_path", ""))).resolve() == main for info in ctx.pages_manager.get_pages().values()):
         PagesManager.uses_pages_directory = False
         st.rerun()
+
+
+def student_function_stopped(exc: BaseException) -> bool:
+    """Say so in one sentence when ``exc`` is a student's Function stopping at a limit (or failing) while the
+    page drew it, and return True; False for anything else, which the caller raises again. The check needs
+    no torch: a page that never used a student's Function never loaded the module that raises this."""
+    remote = sys.modules.get("autodiff_core.remote")
+    if remote is None or not isinstance(exc, remote.StudentFunctionError):
+        return False
+    st.error(f"Your Function from lesson 6 was stopped: {exc} Choose another activation, or change the Function "
+             "in lesson 6 and check it again.")
+    return True

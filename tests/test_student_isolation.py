@@ -128,3 +128,29 @@ def test_the_run_estimate_counts_the_function(new_app):
     from studio.runner import BUDGET
 
     assert "Your Function from lesson 6 adds about" in BUDGET.refuse(big)  # refused up front, with the reason
+
+
+def test_a_limit_reached_while_the_page_draws_is_one_sentence(new_app, monkeypatch):
+    from autodiff_core import remote
+
+    at, name = adopted(new_app)
+    monkeypatch.setattr(remote, "CALL_SECONDS", 1e-4)  # every call of it is now "too slow"
+    for fn in at.session_state["wf_functions"].values():
+        fn.close()
+    at.switch_page("pages/playground.py").run()
+    at.selectbox(key="pg_activation").select(name).run()
+    assert not at.exception, [e.value for e in at.exception]
+    said = " ".join(e.value for e in at.error)
+    assert "Your Function from lesson 6 was stopped: One call of your Function took longer than" in said
+
+
+def test_a_run_over_its_memory_says_so(new_app, monkeypatch):
+    import studio.runner as runner
+
+    at, name = adopted(new_app)
+    monkeypatch.setattr(runner, "WORKER_BASE_MB", 1)  # the run's worker has room for almost nothing
+    train(at, "pages/two_layer.py", "two_layer", tl_activation=name, tl_steps=3, tl_N=4000, tl_D_in=4000, tl_lr=1e-12,
+          two_layer_speed="max")  # x alone is 64 MB
+    run = wait_for_run(at, "two_layer")
+    assert run.status == "error" and "needed more memory than this run allows" in run.message, run.message
+    assert not at.exception
