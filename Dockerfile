@@ -15,9 +15,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     HOME=/home/studio
 
-# HAProxy from Debian, as in the multi-worker setup on a bare machine.
+# HAProxy from Debian, as in the multi-worker setup on a bare machine; bubblewrap, the sandbox's second wall
+# around student code (where the container may create user namespaces; elsewhere the rlimits alone apply).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends haproxy \
+ && apt-get install -y --no-install-recommends haproxy bubblewrap \
  && rm -rf /var/lib/apt/lists/*
 
 COPY requirements.txt /tmp/requirements.txt
