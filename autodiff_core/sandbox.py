@@ -57,7 +57,8 @@ class Sandbox:
         with self._lock:
             if self._proc is not None and self._proc.poll() is None:
                 return
-            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)  # one request, one datagram
+            # one request, one message; and when the server ends, however it ends, the zygote reads the end
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
             command = [*walls(), sys.executable, "-m", "autodiff_core.sandbox", str(theirs.fileno())]
             self._proc = subprocess.Popen(command, pass_fds=[theirs.fileno()], cwd=ROOT, env=env,
@@ -191,7 +192,8 @@ def walls() -> list[str]:
                     "--unshare-cgroup-try", "--die-with-parent", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
                     "--chdir", str(ROOT)]
             for path in sorted(roots):
-                args += ["--ro-bind-try", path, path]
+                if not any(path.startswith(other + os.sep) for other in roots):  # a folder already bound
+                    args += ["--ro-bind-try", path, path]
             args.append("--")
             probe = subprocess.run([*args, sys.executable, "-c", "pass"], capture_output=True, timeout=60)
             if probe.returncode == 0:
@@ -209,6 +211,7 @@ def _die_with_parent() -> None:
 
 
 def _zygote(fd: int) -> None:
+    server = os.getppid()  # before the warm-up: a server that dies during it is noticed too
     _die_with_parent()
     import torch
 
@@ -219,7 +222,6 @@ def _zygote(fd: int) -> None:
     for key in ("relu", "multiply"):  # warm up: lazy imports and first-call costs, paid once
         judge(CHALLENGES[key].solution, key)
     sock = socket.socket(fileno=fd)
-    server = os.getppid()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # monitors are reaped by the kernel
     while True:
         if not select.select([sock], [], [], 1.0)[0]:
@@ -230,7 +232,9 @@ def _zygote(fd: int) -> None:
             request, fds, _, _ = socket.recv_fds(sock, 1 << 20, 2)
         except OSError:
             return
-        if not request or not fds:
+        if not request:  # the server's end closed: the server is gone
+            return
+        if not fds:
             continue
         if os.fork() == 0:
             try:

@@ -168,10 +168,13 @@ def test_the_worker_has_no_network(sandbox):
         server.close()
 
 
-def test_the_zygote_dies_with_the_server():
-    """However the server dies (here: SIGKILL, no atexit), its sandbox helper does not outlive it."""
+@pytest.mark.parametrize("when", ["warm", "warming up"])
+def test_the_zygote_dies_with_the_server(when):
+    """However the server dies (here: SIGKILL, no atexit), even while its sandbox helper is still warming up
+    (lesson 6 opened a second before), the helper does not outlive it."""
+    first = "box.run(sandbox_tasks.answer, 1)" if when == "warm" else "box.start()"
     code = ("import sys, time; sys.path.insert(0, 'tests'); from autodiff_core.sandbox import Sandbox; "
-            "import sandbox_tasks; box = Sandbox(); box.run(sandbox_tasks.answer, 1); "
+            f"import sandbox_tasks; box = Sandbox(); {first}; "
             "print(box._proc.pid, flush=True); time.sleep(60)")
     server = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
