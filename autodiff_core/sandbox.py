@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import io
+import logging
 import os
 import pickle
 import resource
@@ -39,6 +40,7 @@ from .channel import Busy, Channel, FairSlots, Limits, SandboxError, WorkerConn,
 
 __all__ = ["Busy", "Channel", "Limits", "Sandbox", "SandboxError", "shared_sandbox"]
 ROOT = Path(__file__).resolve().parents[1]
+log = logging.getLogger(__name__)
 CHECKS_PER_MINUTE = 12  # per browser session; STUDIO_CHECKS_PER_MINUTE changes it
 
 
@@ -187,7 +189,7 @@ def walls() -> list[str]:
         if bwrap and os.environ.get("STUDIO_SANDBOX_BWRAP", "1") != "0":
             roots = {"/usr", "/lib", "/lib64", "/bin", "/sbin", str(ROOT), sys.prefix, sys.base_prefix,
                      os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))),
-                     *(p for p in sys.path if p and os.path.isdir(p) and not p.startswith(tuple(["/usr", "/lib"])))}
+                     *(os.path.abspath(p) for p in sys.path if p and os.path.isdir(p))}
             args = [bwrap, "--unshare-user-try", "--unshare-ipc", "--unshare-net", "--unshare-uts",
                     "--unshare-cgroup-try", "--die-with-parent", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
                     "--chdir", str(ROOT)]
@@ -198,6 +200,9 @@ def walls() -> list[str]:
             probe = subprocess.run([*args, sys.executable, "-c", "pass"], capture_output=True, timeout=60)
             if probe.returncode == 0:
                 _WALLS = args
+            else:
+                log.warning("bubblewrap cannot start here (%s): the sandbox has its rlimits only",
+                            probe.stderr.decode(errors="replace").strip()[:200])
     return _WALLS
 
 
