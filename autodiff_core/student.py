@@ -1,69 +1,60 @@
-"""A student's ``torch.autograd.Function``, typed in the browser: validated, then compiled safely.
+"""A student's ``torch.autograd.Function``, typed in the browser: the validator, the first of three walls.
 
-Student code never reaches ``exec`` or ``eval`` as text. ``validate`` parses it with ``ast`` and walks
-every node against an allow-list; only then does ``compile_function`` compile the *validated tree*
-(rewritten a little, see ``_Harden``) with no builtins but ``_loaded_module`` and a ``torch`` holding only
-the allowed functions, and builds the Function class itself.
+Student code never reaches ``exec`` or ``eval`` as text. ``validate`` parses it with ``ast``, walks every
+node against the allow-list below and refuses anything else (``Refused``, with its line) before anything
+runs; ``load`` hands the validated tree (a ``Submission``) to ``compile_function`` in ``student_guard.py``,
+which holds the rules for numbers, the compile step and the run-time guards. Its names are re-exported here.
 
-What a submission may contain, and nothing else:
+The bound enforced here: at most ``MAX_CHARS`` characters, ``MAX_LINES`` lines and ``MAX_NODES`` syntax
+elements nested ``MAX_DEPTH`` deep, holding this and nothing else:
 
 * one ``class Name(torch.autograd.Function)`` with a ``@staticmethod def forward(ctx, ...)`` and a
   ``@staticmethod def backward(ctx, grad_output)``, and docstrings;
 * in those bodies: assignments (to names, tuples of names, or masked ``t[mask] = ...``), ``if``/``else``,
-  ``return``, ``pass``, arithmetic, comparisons, ``and``/``or``/``not``, conditional expressions;
+  ``return``, ``pass``, arithmetic, comparisons, ``and``/``or``/``not``, conditional expressions; no loops,
+  and the class and its methods cannot be named, so no syntax element runs twice in one call;
 * calls of ``torch.<f>`` for f in ``TORCH_FUNCTIONS`` (``torch.where`` with its three arguments), tensor
-  methods in ``TENSOR_METHODS``, and ``ctx.save_for_backward``; the attributes ``ctx.saved_tensors`` and
-  ``ctx.needs_input_grad``;
-* an index is a mask (``t[input < 0]``) or a whole number from -16 to 16 (``ctx.saved_tensors[0]``);
+  methods in ``TENSOR_METHODS`` on any allowed expression (``torch.sigmoid(x).clamp(min=0)``), and
+  ``ctx.save_for_backward``; the attributes ``ctx.saved_tensors`` and ``ctx.needs_input_grad``;
+* number literals within ±1e6, a literal exponent from -16 to 16 in ``**``, and an index a mask
+  (``t[input < 0]``) or a whole number from -16 to 16 (``ctx.saved_tensors[0]``);
 * names: the parameters, variables assigned in the same function, and ``torch`` (before a dot).
 
-The allow-list is the first filter, not the defence: the sandbox (``sandbox.py``: a separate process with
-limits on CPU time, memory and wall-clock time) is what contains code that gets past it. The compiled code
-also carries run-time guards (``_Harden`` puts them in), and they make this bound true:
-
-* number literals are floats, and every operand of arithmetic and of unary ``-``/``+`` passes through
-  ``_as_float`` (ints and bools become floats; anything but a number or a tensor, a tuple say, raises), so
-  no Python integer or sequence grows; ``~`` takes tensors only (``_as_mask``);
-* while forward or backward runs, ``_Bounded`` checks every tensor operation *before* it runs: a tensor is
-  indexed only by a bool mask of its own shape, and an operation whose operands broadcast to more elements
-  than its largest tensor operand has is stopped. Every operation student code can reach is element-wise
-  (its result has its operands' broadcast shape) or picks elements (a mask, unpacking ``a, b = t``), so
-  this covers them all; a check of each result backs it up. A guard that stops the code raises
-  ``Blocked``, which ``explain_error`` shows with its line.
-
-So no tensor the code builds has more elements than the largest tensor it is handed (its inputs;
-``grad_output`` has the shape of forward's result and the saved tensors are forward's, so neither is
-larger). With no loops and no calls of its own functions, each of the code's at most ``MAX_NODES`` syntax
-elements runs at most once per call, so one call does a few tensor operations per syntax element, none on
-more elements than the largest input. The guards cost about 10 µs per operation.
+The allow-list is the first filter, not the defence: the guards, then the sandbox (``sandbox.py``, a
+process with limits on CPU time, memory and wall-clock time), contain code that gets past it.
 """
 
 from __future__ import annotations
 
 import ast
-import copy
 import io
-import math
-import sys
 import tokenize
-import traceback
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 import torch
-from torch.overrides import TorchFunctionMode
 
-FILENAME = "<your code>"
+from .student_guard import (
+    FILENAME,
+    MAX_EXPONENT,
+    MAX_INDEX,
+    MAX_LITERAL,
+    SAFE_TORCH,
+    TORCH_FUNCTIONS,
+    Blocked,
+    compile_function,
+    explain_error,
+    number_problem,
+)
+
+__all__ = ["CTX_ATTRIBUTES", "FILENAME", "MAX_CHARS", "MAX_DEPTH", "MAX_EXPONENT", "MAX_INDEX", "MAX_LINES",
+           "MAX_LITERAL", "MAX_NODES", "SAFE_TORCH", "TENSOR_METHODS", "TORCH_FUNCTIONS", "Blocked", "Refused",
+           "Submission", "compile_function", "explain_error", "load", "validate"]
+
 MAX_CHARS = 4000  # a ReLU takes ~400; the longest reference solution ~900
 MAX_LINES = 120
 MAX_NODES = 1500
 MAX_DEPTH = 24  # nesting of the syntax tree
-MAX_LITERAL = 1e6  # largest number literal
-MAX_EXPONENT = 16  # `x ** k` needs a literal k with |k| <= this
-MAX_INDEX = 16  # `ctx.saved_tensors[k]` needs a literal k with |k| <= this
 
-TORCH_FUNCTIONS = frozenset({"exp", "log", "sigmoid", "tanh", "where", "abs", "sign", "zeros_like", "ones_like",
-                             "maximum", "minimum", "pow", "sqrt", "sin", "cos", "clamp", "clone"})
 TENSOR_METHODS = frozenset({"clone", "clamp", "exp", "log", "sigmoid", "tanh", "abs", "sign", "pow", "sqrt", "sin",
                             "cos", "maximum", "minimum"})
 CTX_CALLS = frozenset({"save_for_backward"})
@@ -141,6 +132,11 @@ def validate(source: str, n_inputs: int = 1) -> Submission:
     return _check_module(tree, n_inputs)
 
 
+def load(source: str, n_inputs: int = 1) -> type[torch.autograd.Function]:
+    """``validate`` then ``compile_function``: the only way from text to a Function."""
+    return compile_function(validate(source, n_inputs))
+
+
 def _check_identifiers(source: str) -> None:
     """Identifiers must be plain ASCII: Python folds look-alikes (NFKC), so `ｏｐｅｎ` would mean `open`."""
     try:
@@ -167,14 +163,13 @@ def _check_size(tree: ast.AST) -> None:
 
 def _check_module(tree: ast.Module, n_inputs: int) -> Submission:
     body = _strip_docstring(tree.body)
-    classes = [n for n in body if isinstance(n, ast.ClassDef)]
     for node in body:
         if not isinstance(node, ast.ClassDef):
             raise Refused(_why(node, "only the class goes here: put your code inside forward and backward"),
                           node.lineno)
-    if len(classes) != 1:
+    if len(body) != 1:
         raise Refused("Write exactly one class, e.g. `class MyFunction(torch.autograd.Function):`.")
-    cls = classes[0]
+    cls = body[0]
     _check_class_header(cls)
     methods = {}
     for node in _strip_docstring(cls.body):
@@ -304,10 +299,6 @@ class _Checker:
         """Check one node's own rule; return the children still to check (None: all of them)."""
         if isinstance(node, ast.Name):
             self.name(node)
-        elif isinstance(node, ast.Constant):
-            _check_constant(node)
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
-            _check_exponent(node)
         elif isinstance(node, ast.Attribute):
             return self.attribute(node, called=False)
         elif isinstance(node, ast.Call):
@@ -315,11 +306,11 @@ class _Checker:
         elif isinstance(node, ast.keyword) and node.arg not in KEYWORDS:
             raise Refused(f"the only keyword arguments are {', '.join(sorted(KEYWORDS))} (as in clamp).",
                           node.value.lineno)
-        elif isinstance(node, ast.Subscript):
-            _check_index(node)
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert) and isinstance(node.operand,
                                                                                                ast.Constant):
             raise Refused("`~` flips a mask tensor, as in `~(input > 0)`; for True or False use `not`.", node.lineno)
+        elif problem := number_problem(node):  # a literal, an exponent or an index (student_guard.py)
+            raise Refused(problem, node.lineno)
         return None
 
     def call(self, node: ast.Call) -> list:
@@ -336,9 +327,11 @@ class _Checker:
         attr, owner = node.attr, node.value
         if attr.startswith("_"):
             raise Refused(f"attributes starting with _ are not allowed (`{attr}`).", node.lineno)
-        dotted = ast.unparse(node)
-        if dotted.startswith("torch.") and not isinstance(owner, ast.Name):  # torch.hub.load, torch.ops.aten...
-            raise Refused(f"`{dotted[:60]}` is not one of the functions this lesson allows: "
+        root = owner  # a path below torch (torch.hub.load, torch.ops.aten.relu) is refused; torch.exp(x).clamp
+        while isinstance(root, ast.Attribute):  # is a tensor's method, its owner checked like any expression
+            root = root.value
+        if root is not owner and isinstance(root, ast.Name) and root.id == "torch":
+            raise Refused(f"`{ast.unparse(node)[:60]}` is not one of the functions this lesson allows: "
                           f"{', '.join(sorted(TORCH_FUNCTIONS))}.", node.lineno)
         if isinstance(owner, ast.Name) and owner.id == "torch":
             if attr not in TORCH_FUNCTIONS or not called:
@@ -355,228 +348,3 @@ class _Checker:
             raise Refused(f"`.{attr}` is not allowed: the tensor methods here are "
                           f"{', '.join(sorted(TENSOR_METHODS))}, called as in `x.clamp(min=0)`.", node.lineno)
         return [owner]
-
-
-def _check_constant(node: ast.Constant) -> None:
-    value = node.value
-    if isinstance(value, str):
-        raise Refused("strings are allowed only as docstrings.", node.lineno)
-    if value is None or isinstance(value, bool):
-        return
-    if not isinstance(value, (int, float)):
-        raise Refused(f"{type(value).__name__} literals are not allowed.", node.lineno)
-    if not math.isfinite(value) or abs(value) > MAX_LITERAL:
-        raise Refused(f"numbers here stay within ±{MAX_LITERAL:g}.", node.lineno)
-
-
-def _constant_index(node: ast.expr) -> int | None:
-    """The whole number an index spells out (`[0]`, `[-1]`), or None when it is not one."""
-    sign = 1
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        node, sign = node.operand, -1
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return sign * node.value
-    return None
-
-
-INDEX_RULE = "index with a mask, as in `t[input < 0]`, or pick with a whole number, as in `ctx.saved_tensors[0]`"
-
-
-def _check_index(node: ast.Subscript) -> None:
-    """An index is one mask (checked when it runs: a bool tensor of the tensor's shape) or one small whole number."""
-    index, k = node.slice, _constant_index(node.slice)
-    if isinstance(index, ast.Tuple):
-        raise Refused(f"{INDEX_RULE}; one index only.", node.lineno)
-    if k is not None and abs(k) > MAX_INDEX:
-        raise Refused(f"{INDEX_RULE}; the number goes from -{MAX_INDEX} to {MAX_INDEX}.", node.lineno)
-    if k is None and (isinstance(index, ast.Constant) or (isinstance(index, ast.UnaryOp)
-                                                          and isinstance(index.operand, ast.Constant))):
-        raise Refused(f"{INDEX_RULE}; not `[{ast.unparse(index)[:20]}]`.", node.lineno)
-
-
-def _check_exponent(node: ast.BinOp) -> None:
-    k = node.right
-    if isinstance(k, ast.UnaryOp) and isinstance(k.op, (ast.USub, ast.UAdd)):
-        k = k.operand
-    if not (isinstance(k, ast.Constant) and isinstance(k.value, (int, float)) and not isinstance(k.value, bool)
-            and abs(k.value) <= MAX_EXPONENT):
-        raise Refused(f"the exponent in `**` must be a number from -{MAX_EXPONENT} to {MAX_EXPONENT}, as in `x ** 3` "
-                      "(for anything else use torch.pow).", node.lineno)
-
-
-# ---- Compiling a validated submission ----
-
-
-class Blocked(Exception):
-    """A run-time guard stopped the student's code; the message says why, in words for the student."""
-
-
-def _describe(value) -> str:
-    if isinstance(value, torch.Tensor):
-        return f"a {str(value.dtype).removeprefix('torch.')} tensor of shape {tuple(value.shape)}"
-    return "None" if value is None else f"a {type(value).__name__}"
-
-
-def _as_float(value):
-    """Python ints (and bools) become floats before arithmetic, so no huge integer can be built; anything but a
-    number or a tensor (a tuple, which `+` would lengthen) is refused."""
-    kind = type(value)
-    if kind is float or isinstance(value, torch.Tensor):
-        return value
-    if kind in (int, bool):
-        return float(value)
-    raise Blocked(f"arithmetic works on numbers and tensors, not on {_describe(value)}.")
-
-
-def _as_mask(value):
-    """The operand of `~`: a tensor (`~True` is the integer -2, which is not what anyone means)."""
-    if isinstance(value, torch.Tensor):
-        return value
-    raise Blocked(f"`~` flips a mask tensor, as in `~(input > 0)`, not {_describe(value)}; for True or False "
-                  "use `not`.")
-
-
-_INDEXING = frozenset({"__getitem__", "__setitem__"})
-
-
-class _Bounded(TorchFunctionMode):
-    """On while the student's forward or backward runs: each tensor operation is checked *before* it runs.
-    Indexing takes a bool mask of the tensor's own shape; any other operation may not broadcast its operands
-    to more elements than its largest tensor operand has (every function allowed here is element-wise)."""
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
-        limit = max(map(torch.Tensor.numel, tensors)) if tensors else 1
-        if getattr(func, "__name__", "") in _INDEXING:
-            _check_mask(args[0], args[1])
-        elif len(shapes := {t.shape for t in tensors}) > 1:
-            shape = _broadcast(shapes)
-            if shape is not None and math.prod(shape) > limit:
-                raise Blocked(_too_big(shape, limit))
-        result = func(*args, **kwargs)
-        for out in result if isinstance(result, tuple) else (result,):
-            if isinstance(out, torch.Tensor) and out.numel() > limit:  # never expected: the checks above
-                raise Blocked(_too_big(out.shape, limit))
-        return result
-
-
-def _broadcast(shapes) -> tuple[int, ...] | None:
-    """The shape these broadcast to, or None when they do not fit (the operation itself then says so).
-    torch.broadcast_shapes does the same in ~80 µs, more than most operations here take."""
-    shape = []
-    for i in range(1, max(len(s) for s in shapes) + 1):
-        sizes = {s[-i] for s in shapes if len(s) >= i} - {1}
-        if len(sizes) > 1:
-            return None
-        shape.insert(0, sizes.pop() if sizes else 1)
-    return tuple(shape)
-
-
-def _check_mask(tensor: torch.Tensor, index) -> None:
-    if not (isinstance(index, torch.Tensor) and index.dtype == torch.bool and index.shape == tensor.shape):
-        raise Blocked(f"index a tensor with a mask of its own shape {tuple(tensor.shape)}, as in `t[input < 0]`; "
-                      f"this index is {_describe(index)}. Whole numbers such as `[0]` pick from "
-                      "`ctx.saved_tensors` and `ctx.needs_input_grad`.")
-
-
-def _too_big(shape, limit: int) -> str:
-    return (f"your code built a tensor larger than its input: shape {tuple(shape)} ({math.prod(shape):,} numbers) "
-            f"from tensors of at most {limit:,}. Combine tensors of the input's shape.")
-
-
-class _Harden(ast.NodeTransformer):
-    """Rewrites the validated tree: number literals become floats (except indices such as
-    ``saved_tensors[0]``), every operand of arithmetic and of unary -, + passes through ``_as_float``, that of
-    ``~`` through ``_as_mask``, and each method's body runs inside ``with _Bounded():``."""
-
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        self.generic_visit(node)
-        guard = ast.withitem(context_expr=ast.Call(func=ast.Name("_Bounded", ast.Load()), args=[], keywords=[]))
-        node.body = [ast.copy_location(ast.With(items=[guard], body=node.body), node.body[0])]
-        return node
-
-    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
-        node.value = self.visit(node.value)
-        k = _constant_index(node.slice)
-        node.slice = self.visit(node.slice) if k is None else ast.copy_location(ast.Constant(k), node.slice)
-        return node
-
-    def visit_Constant(self, node: ast.Constant) -> ast.AST:
-        if type(node.value) is int:
-            return ast.copy_location(ast.Constant(float(node.value)), node)
-        return node
-
-    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
-        self.generic_visit(node)
-        node.left, node.right = _wrap(node.left), _wrap(node.right)
-        return node
-
-    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
-        self.generic_visit(node)
-        if not isinstance(node.op, ast.Not):
-            node.operand = _wrap(node.operand, "_as_mask" if isinstance(node.op, ast.Invert) else "_as_float")
-        return node
-
-    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
-        self.generic_visit(node)
-        node.value = _wrap(node.value)
-        return node
-
-
-def _wrap(node: ast.expr, guard: str = "_as_float") -> ast.expr:
-    call = ast.Call(func=ast.Name(guard, ast.Load()), args=[node], keywords=[])
-    return ast.copy_location(call, node)
-
-
-def _loaded_module(name, globals=None, locals=None, fromlist=(), level=0):
-    """The one builtin: PyTorch's C code imports through the *calling* frame's builtins (``PyImport_Import``
-    runs ``import torch`` while the student's forward is the frame on top). Only modules already loaded are
-    handed out; nothing new is imported, and student code cannot name this (no names starting with _)."""
-    if level == 0 and name in sys.modules:
-        return sys.modules[name] if fromlist else sys.modules[name.partition(".")[0]]
-    raise ImportError("student code imports nothing")
-
-
-SAFE_TORCH = SimpleNamespace(**{name: getattr(torch, name) for name in sorted(TORCH_FUNCTIONS)})
-
-
-def compile_function(submission: Submission) -> type[torch.autograd.Function]:
-    """Compile the validated methods (never the text) and build the Function class from them."""
-    methods = []
-    for fn in (submission.forward, submission.backward):
-        fn = copy.deepcopy(fn)  # _Harden rewrites in place; the Submission stays as validated
-        clean = ast.FunctionDef(name=fn.name, args=fn.args, body=fn.body, decorator_list=[], returns=None,
-                                type_comment=None)
-        methods.append(ast.copy_location(clean, fn))
-    module = ast.fix_missing_locations(_Harden().visit(ast.Module(body=methods, type_ignores=[])))
-    namespace = {"__builtins__": {"__import__": _loaded_module}, "torch": SAFE_TORCH, "_as_float": _as_float,
-                 "_as_mask": _as_mask, "_Bounded": _Bounded}
-    exec(compile(module, FILENAME, "exec"), namespace)  # defines forward and backward; runs none of their code
-    return type(submission.class_name, (torch.autograd.Function,), {
-        "forward": staticmethod(namespace["forward"]), "backward": staticmethod(namespace["backward"]),
-        "__module__": "student", "__doc__": "A Function written in lesson 6."})
-
-
-def load(source: str, n_inputs: int = 1) -> type[torch.autograd.Function]:
-    """``validate`` then ``compile_function``: the only way from text to a Function."""
-    return compile_function(validate(source, n_inputs))
-
-
-def explain_error(exc: BaseException) -> tuple[int | None, str]:
-    """(line, message) for an exception raised while the student's code ran: their line, never our stack."""
-    line = None
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename == FILENAME:
-            line = frame.lineno
-    text = str(exc).split("\n")[0][:300]
-    where = f"Line {line}: " if line else ""
-    if isinstance(exc, Blocked):
-        message = text
-    elif isinstance(exc, UnboundLocalError | NameError):
-        message = f"a variable is used before it is assigned ({text})."
-    elif isinstance(exc, MemoryError) or "can't allocate memory" in text:
-        message = "the code asked for more memory than the sandbox allows."
-    else:
-        message = f"{type(exc).__name__}: {text}"
-    return line, where + message

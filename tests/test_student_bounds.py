@@ -1,4 +1,4 @@
-"""The bound ``student.py`` documents: no tensor a student's Function builds has more elements than the
+"""The bound ``student_guard.py`` documents: no tensor a student's Function builds has more elements than the
 largest tensor it is handed. Every aten operation is recorded below the guards (a TorchDispatchMode sees
 what is really allocated), for hostile payloads and for a few hundred random programs drawn from the
 allowed grammar, at the sizes the lessons use; each either runs within the bound or stops with an error a
@@ -13,7 +13,7 @@ import pytest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from autodiff_core import student
+from autodiff_core import student, student_guard
 from autodiff_core.challenges import CHALLENGES
 from autodiff_core.student import Refused, explain_error, load, validate
 
@@ -144,6 +144,15 @@ def test_a_tuple_cannot_be_doubled_into_a_huge_one():
     assert isinstance(error, student.Blocked) and "not on a tuple" in str(error)
 
 
+def test_and_or_keep_a_bool_yet_refuse_a_tuple():
+    """`&` and `|` leave a Python bool as it is (a mask combines with it); a tuple is refused as in arithmetic."""
+    fn = load(function("return input * (~(input < 0) & ctx.needs_input_grad[0] | False)"))
+    assert run(fn, (64, 100), torch.float32)[1] is None
+    for code in ("t = ctx.saved_tensors & True", "t = ctx.needs_input_grad | ctx.needs_input_grad"):
+        (error, *_) = assert_bounded(function(f"{code}\nreturn input.clamp(min=0)"))
+        assert isinstance(error, student.Blocked) and "not on a tuple" in str(error) and explain_error(error)[0] == 5
+
+
 def test_one_argument_where_and_carriage_return_lines_are_refused_before_running():
     with pytest.raises(Refused) as caught:
         validate(function("i = torch.where(input > 0)\ny = input[i]\nreturn input.clamp(min=0)"))
@@ -181,7 +190,7 @@ def test_saved_tensors_of_another_shape_cannot_grow_the_backward():
 
 def test_without_the_guard_the_recorder_sees_the_growth(monkeypatch):
     """The recorder is not blind: with the guard off, the (N, 1) broadcast builds (N, N)."""
-    monkeypatch.setattr(student._Bounded, "__torch_function__",
+    monkeypatch.setattr(student_guard._Bounded, "__torch_function__",
                         lambda self, func, types, args=(), kwargs=None: func(*args, **(kwargs or {})))
     fn = load(function(f"col = input[input == input]\n{BROADCASTS['product']}\nreturn input.clamp(min=0)"))
     largest, error = run(fn, (32, 1), torch.float32)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -77,6 +78,13 @@ HOSTILE_BODIES = {
     "torch.zeros": "x = torch.zeros(1000000)",
     "torch alias": "t = torch",
     "uncalled torch function": "x = torch.exp",
+    # a tensor method on a torch call is allowed; the call itself is checked as usual
+    "method on a torch function not allowed": "x = torch.zeros(1000000).clamp(min=0)",
+    "method on a torch path": "x = torch.hub.load('a', 'b').clamp(min=0)",
+    "private method on a torch call": "x = torch.exp(input).__reduce_ex__(2)",
+    "method not allowed on a torch call": "x = torch.exp(input).data_ptr()",
+    "attribute walk from a torch call": "x = torch.exp(input).grad_fn.next_functions",
+    "uncalled method on a torch call": "x = torch.sigmoid(input).clamp",
     # tensor and ctx methods outside the allow-list
     "data_ptr": "x = input.data_ptr()",
     "numpy": "x = input.numpy()",
@@ -315,6 +323,12 @@ LEGIT = {
         "        grad_b = None\n")),
     "exponent as a negative literal": ("sigmoid", CHALLENGES["sigmoid"].solution.replace(
         "torch.sigmoid(input)", "(1 + torch.exp(-input)) ** -1")),
+    "a method on a torch call": ("sigmoid", CHALLENGES["sigmoid"].solution.replace(
+        "torch.sigmoid(input)", "torch.sigmoid(input).clamp(min=0)")),
+    "a mask and needs_input_grad": ("relu", RELU.replace("grad_output * (input > 0)",
+                                                         "grad_output * ((input > 0) & ctx.needs_input_grad[0])")),
+    "a mask or not needs_input_grad": ("clamp", CHALLENGES["clamp"].solution.replace(
+        "(input < -1) | (input > 1)", "(input < -1) | (input > 1) | (not ctx.needs_input_grad[0])")),
 }
 
 
@@ -367,6 +381,42 @@ def test_an_error_in_student_code_gives_its_line_not_our_stack():
     assert not verdict.passed and verdict.error_line is not None
     assert verdict.reasons[0].startswith(f"Line {verdict.error_line}: ")
     assert "Traceback" not in verdict.reasons[0] and "autodiff_core" not in verdict.reasons[0]
+
+
+def test_a_tensor_method_on_an_allowed_torch_call_is_allowed_and_the_call_checked_as_usual():
+    """`torch.sigmoid(input).clamp(min=0)` was refused as if `torch.sigmoid(input).clamp` were a torch
+    function: a method on what a torch call returns is a tensor's method, and the call is checked as ever."""
+    fn = load(RELU.replace("input.clamp(min=0)", "torch.sigmoid(input).clamp(min=0.6)"))
+    x = torch.randn(32, dtype=torch.float64)
+    torch.testing.assert_close(fn.apply(x), torch.sigmoid(x).clamp(min=0.6))
+    load(RELU.replace("input.clamp(min=0)", "torch.where(input > 0, input, 0.0).clamp(max=1).exp()"))
+    cases = {"method on a torch function not allowed": "`torch.zeros` is not one of the functions",
+             "method on a torch path": "`torch.hub.load` is not one of the functions",
+             "private method on a torch call": "starting with _ are not allowed",
+             "method not allowed on a torch call": "`.data_ptr` is not allowed",
+             "attribute walk from a torch call": "`.next_functions` is not allowed",
+             "uncalled method on a torch call": "`.clamp` is not allowed",
+             "torch.ops": "`torch.ops.aten.relu` is not one of the functions"}
+    for name, words in cases.items():
+        with pytest.raises(Refused) as caught:
+            validate(HOSTILE[name])
+        assert caught.value.line == 5 and words in caught.value.message, (name, caught.value.message)
+
+
+def test_and_and_or_keep_a_python_bool_so_a_mask_combines_with_needs_input_grad():
+    """`mask & ctx.needs_input_grad[0]` failed: every operand became a float first, and a mask does not combine
+    with 1.0. `&` and `|` (and `&=`, `|=`) keep a bool; every other operator still makes it a float."""
+    source = RELU.replace("return grad_output * (input > 0)",
+                          "keep = (input > 0) & ctx.needs_input_grad[0]\n"
+                          "        keep |= not ctx.needs_input_grad[0]\n"
+                          "        both = ctx.needs_input_grad[0] & True\n"
+                          "        return grad_output * keep if both else grad_output * (True + True)")
+    fn = load(source)
+    x = torch.randn(50, dtype=torch.float64, requires_grad=True)
+    fn.apply(x).sum().backward()
+    assert torch.equal(x.grad, (x > 0).double())  # keep was the mask, and both was True
+    ctx = SimpleNamespace(saved_tensors=(x.detach(),), needs_input_grad=(False,))  # every branch the other way
+    assert torch.equal(fn.backward(ctx, torch.ones(50, dtype=torch.float64)), torch.full_like(x, 2.0))
 
 
 def solution(key: str, old: str, new: str) -> str:
