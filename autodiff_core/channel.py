@@ -28,9 +28,12 @@ MAX_MESSAGE = 1 << 31  # an answer is at most as big as its question; this only 
 
 @dataclass(frozen=True)
 class Limits:
-    cpu_seconds: int = 2
+    """A worker's limits. The defaults are a Check's: the slowest reference solution needs about 0.8 s of CPU;
+    the wall clock leaves room for a busy server, where workers run at a lower priority than the pages."""
+
+    cpu_seconds: int = 4
     memory_mb: int = 512
-    wall_seconds: int = 5
+    wall_seconds: int = 20
 
 
 class SandboxError(Exception):

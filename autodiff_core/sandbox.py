@@ -20,7 +20,6 @@ How it is built:
 from __future__ import annotations
 
 import atexit
-import ctypes
 import io
 import logging
 import os
@@ -180,7 +179,7 @@ _WALLS: list[str] | None = None
 def walls() -> list[str]:
     """The second wall around the zygote, where the machine has one: Debian's ``bubblewrap`` gives it (and so
     every worker it forks) no network, read-only system and Python directories and nothing else of the file
-    system (an empty /tmp), and ends it when the server ends. ``STUDIO_SANDBOX_BWRAP=0`` leaves it out; the
+    system (an empty /tmp). ``STUDIO_SANDBOX_BWRAP=0`` leaves it out; the
     rlimits apply either way. Probed once: where user namespaces are not allowed, bwrap cannot start."""
     global _WALLS
     if _WALLS is None:
@@ -191,7 +190,7 @@ def walls() -> list[str]:
                      os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))),
                      *(os.path.abspath(p) for p in sys.path if p and os.path.isdir(p))}
             args = [bwrap, "--unshare-user-try", "--unshare-ipc", "--unshare-net", "--unshare-uts",
-                    "--unshare-cgroup-try", "--die-with-parent", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+                    "--unshare-cgroup-try", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
                     "--chdir", str(ROOT)]
             for path in sorted(roots):
                 if not any(path.startswith(other + os.sep) for other in roots):  # a folder already bound
@@ -206,18 +205,10 @@ def walls() -> list[str]:
     return _WALLS
 
 
-def _die_with_parent() -> None:
-    """Linux: the kernel ends this process when the server does, however the server dies."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 def _zygote(fd: int) -> None:
+    # No PR_SET_PDEATHSIG (nor bwrap's --die-with-parent): it fires when the *thread* that started the zygote
+    # ends, a script thread. The zygote reads the end of its socket instead, which closes with the process.
     server = os.getppid()  # before the warm-up: a server that dies during it is noticed too
-    _die_with_parent()
     import torch
 
     from .challenges import CHALLENGES

@@ -180,11 +180,10 @@ def link_consent(key: str) -> None:
     name, challenge_key, code = pending[:3]
     with st.container(border=True):
         st.markdown(CONSENT)
-        st.text(name)
-        st.code(code, language="python")
-        c = st.columns(2)
-        checked = c[0].button("Check and use it", key=f"{key}_consent", type="primary")
-        if c[1].button("Ignore it", key=f"{key}_ignore", type="tertiary"):
+        c = st.columns([2, 2, 5], vertical_alignment="center")  # the buttons above the code: on screen at once
+        checked = c[0].button("Check and use it", key=f"{key}_consent", type="primary", width="stretch")
+        c[2].text(name)
+        if c[1].button("Ignore it", key=f"{key}_ignore", width="stretch"):
             ss[PENDING].pop(key, None)
             st.rerun()
         if checked:
@@ -200,3 +199,4 @@ def link_consent(key: str) -> None:
             st.error(f"It was not used: {verdict.headline}")
             for line in verdict.reasons:
                 st.text(line)
+        st.code(code, language="python", height=min(300, 40 + 21 * code.count("\n")))

@@ -480,16 +480,10 @@ def test_a_link_with_code_runs_nothing_until_asked(server, browser, link):
         row["strays"] = server.strays(patience=2.0)  # asserted in test_the_sandbox_stays_under_the_server
 
 
-THREAD_BOUND = ("app bug: the sandbox is started from the Streamlit script thread that first needs it, and "
-                "bwrap's --die-with-parent (PR_SET_PDEATHSIG) fires when that *thread* ends, at the end of the script "
-                "run: bwrap and the zygote die after every Check (the next Check starts a new zygote and waits for its "
-                "warm-up), and a session's worker forked before that is re-parented to init, outside the server's tree")
-
-
-@pytest.mark.xfail(strict=True, reason=THREAD_BOUND)
 def test_the_sandbox_stays_under_the_server(server, browser):
     """The zygote lives as long as the server, and every worker stays in the server's process tree (so it dies with
-    the server): after lesson 5 adopts a link's Function, its surface's worker is the server's descendant."""
+    the server): after lesson 5 adopts a link's Function, its surface's worker is the server's descendant. (Once,
+    PR_SET_PDEATHSIG tied the zygote to the script *thread* that started it: it died after every Check.)"""
     link = Link("relu", "playground")
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     try:

@@ -331,7 +331,7 @@ def test_runs_over_the_budget_wait_in_a_visible_queue(monkeypatch):
 
 def test_stop_ends_a_queued_run_without_it_ever_starting(monkeypatch):
     monkeypatch.setattr(runner.BUDGET, "_limits", {"cpu": 0})
-    monkeypatch.setattr(runner, "estimate", lambda config: runner.Cost(0, 0.0, "cpu"))
+    monkeypatch.setattr(runner, "estimate", lambda config, activation=None: runner.Cost(0, 0.0, "cpu"))
     monkeypatch.setattr(runner.BUDGET, "_used", {"cpu": 1})  # full
     run = LiveRun("test", None, lambda: pytest.fail("started"), lambda s: s).start()
     deadline = time.monotonic() + 5
