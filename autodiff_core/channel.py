@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 HEADER = struct.Struct("!Q")
+SPIN = 0.002  # seconds a worker waits awake for the next request before it sleeps (bench/sandbox_training.py)
 MAX_MESSAGE = 1 << 31  # an answer is at most as big as its question; this only stops nonsense
 
 
@@ -96,8 +97,13 @@ class WorkerConn:
         self.sock, self.limits = sock, None
 
     def receive(self, idle: float | None = None) -> bytes | None:
-        """The next request; None when the server hung up, or when none came for ``idle`` seconds."""
+        """The next request; None when the server hung up, or when none came for ``idle`` seconds. Waits
+        awake for ``SPIN`` seconds first: in training the next call comes within a fraction of a millisecond,
+        and waking a sleeping process costs more than that (measured 0.2-0.6 ms a call on a 2-core VM)."""
         try:
+            spin_until = time.perf_counter() + SPIN
+            while not select.select([self.sock], [], [], 0)[0] and time.perf_counter() < spin_until:
+                pass
             return recv_message(self.sock, None if idle is None else time.monotonic() + idle)
         except (OSError, TimeoutError):
             return None

@@ -217,7 +217,7 @@ def serve(conn, source: str, challenge: str, idle: float | None = None) -> None:
     from .student import explain_error, load
 
     fn = load(source, CHALLENGES[challenge].n_inputs)
-    graphs: OrderedDict = OrderedDict()  # call id -> (input, output) kept for backward; "trainer" -> a run
+    graphs: OrderedDict = OrderedDict()  # call id -> its ctx, kept for backward; "trainer" -> a run
     while (request := conn.receive(idle)) is not None:
         dropped, op, call_id, *rest = pickle.loads(request)
         for d in dropped:
@@ -250,21 +250,37 @@ def _answer(fn, graphs, op: str, call_id: int, rest: list) -> tuple:
         return batch, True
     if op == "forward":
         keep, dtype, shape, data = rest
-        x = decode(dtype, shape, data)
-        with torch.enable_grad():
-            if keep:
-                x.requires_grad_()
-            y = fn.apply(x)
+        x, ctx = decode(dtype, shape, data), _Ctx(keep)
+        with torch.no_grad():  # as autograd runs a forward
+            y = fn.forward(ctx, x)
         if not isinstance(y, torch.Tensor):
             raise TypeError(f"forward returned {type(y).__name__}, not a tensor")
         if keep:
-            graphs[call_id] = (x, y)
+            graphs[call_id] = ctx
             while len(graphs) > KEPT_CALLS:
                 graphs.pop(next(k for k in graphs if k != "trainer"))
-        return encode(y.detach())
-    x, y = graphs.pop(call_id, (None, None))
-    if x is None:
+        return encode(y)
+    ctx = graphs.pop(call_id, None)
+    if ctx is None:
         raise RuntimeError("this call's forward was dropped; run the step again")
     dtype, shape, data = rest
-    (g,) = torch.autograd.grad(y, x, decode(dtype, shape, data), allow_unused=True)
-    return encode(torch.zeros_like(x) if g is None else g)
+    with torch.no_grad():
+        g = fn.backward(ctx, decode(dtype, shape, data))
+    if isinstance(g, tuple) and len(g) == 1:
+        g = g[0]
+    if g is not None and not isinstance(g, torch.Tensor):
+        raise TypeError(f"backward returned {type(g).__name__}, not a tensor")
+    return encode(torch.zeros(shape, dtype=DTYPES[dtype]) if g is None else g)
+
+
+class _Ctx:
+    """What autograd hands a one-input Function's forward and backward, and all that the allow-list lets
+    them use: ``save_for_backward``, ``saved_tensors``, ``needs_input_grad``. Calling the student's two methods
+    with it is what autograd does for them, without building a graph in the worker for every call."""
+
+    def __init__(self, needs_grad: bool) -> None:
+        self.needs_input_grad = (needs_grad,)
+        self.saved_tensors: tuple = ()
+
+    def save_for_backward(self, *tensors) -> None:
+        self.saved_tensors = tensors

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import statistics
 import sys
 import threading
@@ -99,7 +98,7 @@ def page_opens(opens: int) -> None:
 
     from browser import streamlit_server
 
-    with contextlib.contextmanager(streamlit_server)() as base:
+    with streamlit_server() as base:
         asyncio.run(open_times(base, 3))  # the server's first pages load torch and the lessons
         time.sleep(5)
         quiet = asyncio.run(open_times(base, opens))

@@ -154,3 +154,23 @@ def test_a_run_over_its_memory_says_so(new_app, monkeypatch):
     run = wait_for_run(at, "two_layer")
     assert run.status == "error" and "needed more memory than this run allows" in run.message, run.message
     assert not at.exception
+
+
+def test_the_proxy_computes_what_autograd_does_in_process():
+    """Lesson 5's path: every forward and backward of the student's Function is a round trip to its worker, which
+    calls the two methods with a ctx of its own. Step for step, the same numbers as MyReLU in this process."""
+    from autodiff_core.functions import bind_student_activations
+    from autodiff_core.playground import Playground, PlaygroundConfig
+    from autodiff_core.remote import StudentActivation
+
+    act = StudentActivation("yours: ReLU (proxy)", RELU, "relu")
+    bind_student_activations({act.name: act})
+    try:
+        def losses(name):
+            pg = Playground(PlaygroundConfig(activation=name, hidden=(8, 4, 3)))
+            return [(s.train_loss, s.test_loss) for s in pg.run(30, record_every=5)]
+
+        assert losses(act.name) == losses("ReLU")
+    finally:
+        bind_student_activations(None)
+        act.close()
