@@ -162,6 +162,9 @@ class ActivationSetting(Setting):
         fn = session_functions().get(value) if isinstance(value, str) else None
         if fn is not None:
             return f"{value} {pack(fn.source)}"
+        pending = st.session_state.get(PENDING, {}).get(self.key) if get_script_run_ctx() is not None else None
+        if pending is not None and value == self.default:  # still waiting for consent: the link stays the link
+            return f"{pending[0]} {pack(pending[2])}"
         return super().format(value)
 
 

@@ -92,6 +92,7 @@ def test_a_link_carries_the_function_to_a_fresh_browser_which_runs_it_only_after
     assert not fresh.session_state["wf_activations"] if "wf_activations" in fresh.session_state else True
     assert any("This link carries a Function someone wrote" in m.value for m in fresh.markdown)
     assert [c.value for c in fresh.code if "grad_input" in c.value]  # its code, shown as text
+    assert fresh.query_params["tl_activation"] in (link, [link])  # a reload or a copy still carries it
     consent(fresh)
     assert fresh.session_state["tl_activation"] == name
     assert name in fresh.selectbox(key="tl_activation").options
@@ -131,6 +132,7 @@ def test_a_link_whose_code_fails_check_is_never_adopted(new_app):
     assert any("flipped" in t.value for t in at.text)  # why, as plain text
     at.button(key="tl_activation_ignore").click().run()
     assert not any("This link carries" in m.value for m in at.markdown)
+    assert at.query_params["tl_activation"] in ("ReLU", ["ReLU"])  # ignored: the address bar lets it go
 
 
 def test_a_name_without_its_code_says_where_it_was_written(new_app):
