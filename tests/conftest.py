@@ -108,3 +108,11 @@ def run_exported(source: str, tmp_path) -> tuple[list[float], float]:
     lines = out.stdout.splitlines()
     return [float(line.split()[1]) for line in lines[:-1]], float(lines[-1].split()[-1])
 
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and has not ended (a zombie waiting to be reaped has ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[1][0] not in "ZX"
+    except FileNotFoundError:
+        return False

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import sandbox_tasks as tasks
+from conftest import process_alive
 
 from autodiff_core.challenges import CHALLENGES
 from autodiff_core.judge import check
@@ -183,9 +184,9 @@ def test_the_zygote_dies_with_the_server(when):
         server.kill()
         server.wait(10)
         deadline = time.monotonic() + 10
-        while any(_running(p) for p in [helper, *children]) and time.monotonic() < deadline:
+        while any(process_alive(p) for p in [helper, *children]) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not any(_running(p) for p in [helper, *children])
+        assert not any(process_alive(p) for p in [helper, *children])
     finally:
         server.kill()
 
@@ -193,11 +194,3 @@ def test_the_zygote_dies_with_the_server(when):
 def _descendants(pid: int) -> list[int]:
     out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout.split()
     return [int(p) for p in out] + [q for p in out for q in _descendants(int(p))]
-
-
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ")[1][0] not in "ZX"
-    except FileNotFoundError:
-        return False

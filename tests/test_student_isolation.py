@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import wait_for_run
+from conftest import process_alive, wait_for_run
 
 from autodiff_core import student
 from autodiff_core.challenges import CHALLENGES
@@ -95,23 +95,15 @@ def test_stop_ends_the_worker_mid_call(new_app):
     assert run.running, (run.status, run.message)
     time.sleep(0.5)
     pid = run._worker.channel.pid
-    assert pid and _alive(pid)
+    assert pid and process_alive(pid)
     t0 = time.monotonic()
     run.stop()
-    while _alive(pid) and time.monotonic() - t0 < 2:
+    while process_alive(pid) and time.monotonic() - t0 < 2:
         time.sleep(0.01)
-    assert not _alive(pid), "the worker outlived Stop"
+    assert not process_alive(pid), "the worker outlived Stop"
     assert time.monotonic() - t0 < 0.5
     run.join(10)
     assert run.status == "stopped"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ")[1][0] not in "ZX"
-    except FileNotFoundError:
-        return False
 
 
 def test_the_run_estimate_counts_the_function(new_app):
