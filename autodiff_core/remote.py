@@ -30,7 +30,7 @@ from .sandbox import Channel, Limits, SandboxError, shared_sandbox
 from .two_layer import TwoLayerSnapshot
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
-KEPT_CALLS = 64  # forward calls whose autograd graph the worker keeps for a backward (oldest dropped first)
+KEPT_CALLS = 64  # forward calls whose ctx the worker keeps for their backward (oldest dropped first)
 INTERACTIVE = Limits(cpu_seconds=60, memory_mb=512, wall_seconds=30 * 60)  # snapshots, Step, the editor
 IDLE_SECONDS = 120  # an interactive worker nobody called for this long ends; the next call starts another
 CALL_SECONDS = 10.0  # wall-clock seconds one call may take unless the run allows more
@@ -60,7 +60,7 @@ class StudentFunction(torch.autograd.Function):
     def forward(ctx, input, activation):
         keep = bool(ctx.needs_input_grad[0])
         call, out = activation.forward(input, keep)
-        ctx.call = call  # when autograd frees this ctx, the worker may drop the call's graph
+        ctx.call = call  # when autograd frees this ctx, the worker may drop the call's own
         return out
 
     @staticmethod
@@ -69,7 +69,7 @@ class StudentFunction(torch.autograd.Function):
 
 
 class _Call:
-    """One forward call the worker keeps the graph of; dropped there once autograd frees it here."""
+    """One forward call whose ctx the worker keeps for its backward; dropped there once autograd frees it here."""
 
     def __init__(self, link: _Link, call_id: int) -> None:
         self.link, self.id = link, call_id
