@@ -26,6 +26,7 @@ from collections.abc import Iterator
 import torch
 
 from .functions import bind_student_activations
+from .playground import PlaygroundSnapshot
 from .sandbox import Channel, Limits, SandboxError, shared_sandbox
 from .two_layer import TwoLayerSnapshot
 
@@ -122,15 +123,22 @@ class _Link:
                                        f"({tuple(like.shape)}, {like.dtype}); it returned {tuple(shape)}, {dtype}.")
         return decode(dtype, tuple(shape), data)
 
-    def train(self, trainer, config) -> Iterator:
+    def train(self, trainer, config, land=None) -> Iterator:
         """``trainer(config)`` run whole in the worker (no round trip per call), its snapshots yielded here.
-        The worker computes at most a batch ahead of what is read: ``BATCH`` snapshots or ``BATCH_SECONDS``."""
+        The worker computes at most a batch ahead of what is read: ``BATCH`` snapshots or ``BATCH_SECONDS``.
+        A trainer with a ``state()`` sends it with each batch: ``land(state)`` gets it just before the batch's
+        last snapshot is handed on (the state is that snapshot's)."""
         self.ask(("train", 0, pickle.dumps((trainer, config))))
         while True:
-            batch, done = self.ask(("next", 0, BATCH, BATCH_SECONDS))
-            for kind, values in batch:
-                yield _rebuild(kind, values)
+            batch, done, state = self.ask(("next", 0, BATCH, BATCH_SECONDS))
+            snaps = [_rebuild(kind, values) for kind, values in batch]
+            for i, snap in enumerate(snaps):
+                if land is not None and state is not None and i == len(snaps) - 1:
+                    land(state)
+                yield snap
             if done:
+                if land is not None and state is not None and not snaps:
+                    land(state)
                 return
 
     def close(self) -> None:
@@ -138,21 +146,35 @@ class _Link:
 
 
 BATCH, BATCH_SECONDS = 256, 0.05
-SNAPSHOTS = {"TwoLayerSnapshot": TwoLayerSnapshot}  # what a worker's trainer may send back
+SNAPSHOTS = {"TwoLayerSnapshot": TwoLayerSnapshot, "PlaygroundSnapshot": PlaygroundSnapshot}  # what may come back
 _PLAIN = (int, float, bool, str, type(None))
+MAX_NUMBERS = 250 * 250  # a snapshot's numbers, its surface's included (the largest grid is 200 x 200)
 
 
 def _rebuild(kind: str, values: tuple):
-    """A snapshot from the worker's plain values, each checked: numbers, flags and text only."""
+    """A snapshot from the worker's plain values, each checked: numbers, flags, text, and tuples of them (a
+    surface: tuples of numbers) only, and not too many."""
     cls = SNAPSHOTS.get(kind)
     if cls is None or not isinstance(values, tuple) or len(values) != len(dataclasses.fields(cls)) \
-            or not all(isinstance(v, _PLAIN) for v in values):
+            or _count(values, 0) > MAX_NUMBERS:
         raise StudentFunctionError("The sandbox sent back something it should not have.")
     return cls(*values)
 
 
+def _count(value, depth: int) -> int:
+    if isinstance(value, _PLAIN):
+        return 1
+    if isinstance(value, tuple) and depth < 3:
+        return sum(_count(v, depth + 1) for v in value)
+    return MAX_NUMBERS + 1
+
+
 def _plain(snap) -> tuple[str, tuple]:
-    return type(snap).__name__, tuple(getattr(snap, f.name) for f in dataclasses.fields(snap))
+    return type(snap).__name__, tuple(_tuples(getattr(snap, f.name)) for f in dataclasses.fields(snap))
+
+
+def _tuples(value):
+    return tuple(_tuples(v) for v in value) if isinstance(value, (list, tuple)) else value
 
 
 _RUN = threading.local()  # a training thread's own workers: activation name -> _Link
@@ -238,16 +260,17 @@ def _answer(fn, graphs, op: str, call_id: int, rest: list) -> tuple:
     if op == "train":  # the trainer runs here whole, with the student's Function as its activation
         trainer, config = pickle.loads(rest[0])
         bind_student_activations({config.activation: fn.apply})
-        graphs["trainer"] = trainer(config)
+        graphs["trainer"] = (trainer, trainer(config))
         return ()
     if op == "next":
         limit, seconds = rest
-        stream, batch, t0 = graphs["trainer"], [], time.perf_counter()
+        (trainer, stream), batch, t0 = graphs["trainer"], [], time.perf_counter()
+        state = getattr(trainer, "state", lambda: None)
         for snap in stream:
             batch.append(_plain(snap))
             if len(batch) >= limit or time.perf_counter() - t0 > seconds:
-                return batch, False
-        return batch, True
+                return batch, False, state()
+        return batch, True, state()
     if op == "forward":
         keep, dtype, shape, data = rest
         x, ctx = decode(dtype, shape, data), _Ctx(keep)

@@ -14,6 +14,7 @@ from autodiff_core.graph import to_dot
 from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, Playground, PlaygroundConfig, backward_problem
 from autodiff_core.playground_data import PLAYGROUND_DATASETS, is_regression, label_noise_note
 from autodiff_core.recording import every_step_then_sparser
+from autodiff_core.remote_runs import PlaygroundRun, land
 from autodiff_core.script_export import export_script, exportable
 from autodiff_core.slow_step import UNITS, forward_backward_table, function_table, slow_step, update_table
 from autodiff_core.theme import PRESENT_FONT, present_layout
@@ -149,7 +150,9 @@ def play(pg: Playground, speed: float | None) -> None:
     tap = st.session_state["pg_tap"] = ParamTap(pg)  # the live diagram's weights, a few states a second
     run = LiveRun("playground", pg.config, lambda: tap.stream(every_step_then_sparser(pg.run, total=100_000)),
                   lambda s: s.step, speed=speed, session_id=current_session_id(), snapshots=list(history[:-1]),
-                  light=lambda s: s.light(), trail=[s for s in curve if s.step < pg.steps_done])
+                  light=lambda s: s.light(), trail=[s for s in curve if s.step < pg.steps_done],
+                  remote=lambda worker: tap.stream(worker.train(PlaygroundRun(pg, 100_000), pg.config,
+                                                                land=lambda state: land(pg, state))))
     st.session_state["playground_run"] = run.start()
 
 

@@ -61,7 +61,8 @@ if problem:
 
 
 def start() -> LiveRun:
-    return LiveRun("two_layer", config, lambda: train_two_layer(config), lambda s: s.step, remote=train_two_layer)
+    return LiveRun("two_layer", config, lambda: train_two_layer(config), lambda s: s.step,
+                   remote=lambda worker: worker.train(train_two_layer, config))
 
 
 controls("two_layer", start if config else None, default_speed="100", unit="steps")

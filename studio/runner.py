@@ -57,8 +57,8 @@ class LiveRun:
     step_of: Callable[[Any], int]
     speed: float | None = None  # iterations per second; None runs as fast as the engine
     session_id: str | None = None
-    # the trainer as a module-level function of the config (``train_two_layer``): with a student's Function on
-    # the CPU, the whole run goes to the sandboxed worker, not one round trip per call of the Function
+    # ``remote(link)``: the run's stream computed whole in a sandboxed worker (``remote._Link.train``), used when
+    # its activation is a student's Function on the CPU, in place of one round trip per call of the Function
     remote: Callable[[Any], Iterator[Any]] | None = field(default=None, repr=False)
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     token: str = field(default_factory=lambda: secrets.token_urlsafe(16), repr=False)  # the live feed's URL
@@ -166,7 +166,7 @@ class LiveRun:
                 self.status = "starting"
             self._open_worker()
             whole = self._worker is not None and self.remote is not None and self.cost.device == "cpu"
-            stream = self._worker.train(self.remote, self.config) if whole else self.stream()
+            stream = self.remote(self._worker) if whole else self.stream()
             with self._lock:
                 if self.running:
                     self.status = "running"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
+import torch
 from conftest import process_alive, wait_for_run
 
 from autodiff_core import student
@@ -166,3 +167,50 @@ def test_the_proxy_computes_what_autograd_does_in_process():
     finally:
         bind_student_activations(None)
         act.close()
+
+
+@pytest.mark.parametrize("optimizer", ["Adam", "SGD + momentum", "SGD (by hand)"])
+def test_lesson_5_trains_whole_in_its_worker_and_the_model_comes_back(optimizer):
+    """The app's path for lesson 5: the Playground goes to the run's worker, trains there, and its state (weights,
+    optimizer, batch order, steps) comes back with each batch of snapshots. The numbers are MyReLU's in this
+    process, step for step, and so are the steps taken here afterwards from the state that came back."""
+    from autodiff_core.functions import bind_student_activations
+    from autodiff_core.playground import Playground, PlaygroundConfig
+    from autodiff_core.recording import every_step_then_sparser
+    from autodiff_core.remote import StudentActivation
+    from autodiff_core.remote_runs import PlaygroundRun, land
+    from autodiff_core.sandbox import Limits
+
+    act = StudentActivation("yours: ReLU (whole)", RELU, "relu")
+    bind_student_activations({act.name: act})
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the server and the worker compute: the same sums in the same order
+    try:
+        settings = {"optimizer": optimizer, "learning_rate": 0.03, "hidden": (6, 3)}
+        here = Playground(PlaygroundConfig(activation="ReLU", **settings))
+        config = PlaygroundConfig(activation=act.name, **settings)
+        there = Playground(config)
+        worker = act.open(Limits(cpu_seconds=60, memory_mb=512, wall_seconds=120), call_seconds=10)
+        remote = [s.train_loss for s in worker.train(PlaygroundRun(there, 300), config,
+                                                     land=lambda state: land(there, state))]
+        worker.close()
+        assert remote == [s.train_loss for s in every_step_then_sparser(here.run, total=300)]
+        assert there.steps_done == here.steps_done == 300
+        assert [s.train_loss for s in there.run(20, 5)] == [s.train_loss for s in here.run(20, 5)]
+    finally:
+        torch.set_num_threads(threads)
+        bind_student_activations(None)
+        act.close()
+
+
+def test_a_model_that_is_not_this_one_is_refused():
+    from autodiff_core.playground import Playground, PlaygroundConfig
+    from autodiff_core.remote import StudentFunctionError, encode
+    from autodiff_core.remote_runs import land
+
+    pg = Playground(PlaygroundConfig(optimizer="Adam"))
+    before = [p.detach().clone() for p in pg.params]
+    wrong = (tuple(encode(p.detach().reshape(-1, 1)) for p in pg.params), (), b"", 5, encode(pg.grad_norms))
+    with pytest.raises(StudentFunctionError, match="not this one"):
+        land(pg, wrong)
+    assert all(bool((p == b).all()) for p, b in zip(pg.params, before, strict=True)) and pg.steps_done == 0
