@@ -23,6 +23,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterator
 
+import numpy as np
 import torch
 
 from .functions import bind_student_activations
@@ -152,29 +153,46 @@ MAX_NUMBERS = 250 * 250  # a snapshot's numbers, its surface's included (the lar
 
 
 def _rebuild(kind: str, values: tuple):
-    """A snapshot from the worker's plain values, each checked: numbers, flags, text, and tuples of them (a
-    surface: tuples of numbers) only, and not too many."""
+    """A snapshot from the worker's plain values, each checked: numbers, flags and text, tuples of them, and
+    grids of numbers (a surface, sent as its bytes) only, and not too many."""
     cls = SNAPSHOTS.get(kind)
-    if cls is None or not isinstance(values, tuple) or len(values) != len(dataclasses.fields(cls)) \
-            or _count(values, 0) > MAX_NUMBERS:
+    if cls is None or not isinstance(values, tuple) or len(values) != len(dataclasses.fields(cls)):
         raise StudentFunctionError("The sandbox sent back something it should not have.")
-    return cls(*values)
-
-
-def _count(value, depth: int) -> int:
-    if isinstance(value, _PLAIN):
-        return 1
-    if isinstance(value, tuple) and depth < 3:
-        return sum(_count(v, depth + 1) for v in value)
-    return MAX_NUMBERS + 1
+    fields, numbers = [], 0
+    for value in values:
+        if isinstance(value, dict):  # {"grid": (rows, columns, float64 bytes)}
+            rows, cols, data = value.get("grid", (0, 0, b""))
+            if not (isinstance(rows, int) and isinstance(cols, int) and isinstance(data, bytes)
+                    and len(data) == 8 * rows * cols):
+                numbers = MAX_NUMBERS + 1
+                break
+            value = tuple(map(tuple, np.frombuffer(data, dtype=np.float64).reshape(rows, cols).tolist()))
+            numbers += rows * cols
+        elif isinstance(value, tuple) and all(isinstance(v, _PLAIN) for v in value):
+            numbers += len(value)
+        elif isinstance(value, _PLAIN):
+            numbers += 1
+        else:
+            numbers = MAX_NUMBERS + 1
+            break
+        fields.append(value)
+    if numbers > MAX_NUMBERS:
+        raise StudentFunctionError("The sandbox sent back something it should not have.")
+    return cls(*fields)
 
 
 def _plain(snap) -> tuple[str, tuple]:
-    return type(snap).__name__, tuple(_tuples(getattr(snap, f.name)) for f in dataclasses.fields(snap))
-
-
-def _tuples(value):
-    return tuple(_tuples(v) for v in value) if isinstance(value, (list, tuple)) else value
+    """In the worker: a snapshot as plain values, a grid of numbers (a surface) as its bytes."""
+    values = []
+    for f in dataclasses.fields(snap):
+        value = getattr(snap, f.name)
+        if isinstance(value, (tuple, list)) and value and isinstance(value[0], (tuple, list)):
+            grid = np.asarray(value, dtype=np.float64)
+            value = {"grid": (grid.shape[0], grid.shape[1], grid.tobytes())}
+        elif isinstance(value, list):
+            value = tuple(value)
+        values.append(value)
+    return type(snap).__name__, tuple(values)
 
 
 _RUN = threading.local()  # a training thread's own workers: activation name -> _Link
