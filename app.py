@@ -40,6 +40,9 @@ else:
     from starlette.middleware import Middleware
 
     from studio import assets, boot, feed
+    from studio.page import navigation_only
+
+    navigation_only()
 
     # torch and the engine load in the background from the server's first request on.
     app = st.App(__file__, routes=feed.ROUTES + assets.ROUTES, middleware=[Middleware(boot.PreloadOnFirstRequest)])

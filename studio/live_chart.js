@@ -8,6 +8,7 @@
 const PLOTLY_SRC = "/api/assets/plotly.min.js";  // studio/assets.py
 const FEED_MS = 100;  // pause between one feed response and the next request
 const RETRY_MS = 1000;  // after a failed request (server busy or restarting)
+const ASK_MS = 3000, ASK_TRIES = 10;  // the rerun asked for when a run ends: asked again until one draws
 const GOING = ["queued", "starting", "running"];  // a run's statuses while it is going
 const MAX_POINTS = 20000;  // per curve: beyond it the chart keeps every other point of the older part
 const MAX_STATES = 240;  // states kept for painting; older ones have been painted or skipped
@@ -583,7 +584,20 @@ function lost(root, message) {
   s.lost = { run: s.data.run, message };
   s.data.status = "lost";
   showStatus(root);
-  s.setTriggerValue("ended", s.data.run);
+  askRerun(root);
+}
+
+function askRerun(root) {
+  // Ask for the rerun, and ask again every few seconds until a script run draws this chart: a request
+  // sent while the page's websocket is still reconnecting to a restarted server never reaches it.
+  const s = root.__studio, drawn = s.drawn, run = s.data.run;
+  let tries = 0;
+  clearInterval(s.asking);
+  s.setTriggerValue("ended", run);
+  s.asking = setInterval(() => {
+    if (s.drawn !== drawn || ++tries > ASK_TRIES) { clearInterval(s.asking); return; }
+    s.setTriggerValue("ended", run);
+  }, ASK_MS);
 }
 
 function showStatus(root) {
@@ -622,7 +636,7 @@ function follow(root) {
         if (GOING.includes(update.status)) { setTimeout(next, FEED_MS); return; }
         s.feed = null;
         tick(root);
-        s.setTriggerValue("ended", s.data.run);
+        askRerun(root);
       })
       .catch(() => {
         s.failures += 1;  // server busy or restarting: say so after a few seconds, and keep asking
@@ -653,6 +667,7 @@ export default function (component) {
   if (!root || !data) return;
   const s = root.__studio || (root.__studio = { painted: -2, run: null, paints: 0, timer: null, feed: null });
   s.setTriggerValue = setTriggerValue;
+  s.drawn = (s.drawn || 0) + 1;  // one more script run drew this chart (askRerun waits for one)
   if (!data.feed) s.feed = null;  // the script drew a run that is not going: stop following
   // While following, the feed is newer than what a script run drew (another widget changed, say).
   if (!(s.feed && s.feed === data.feed)) setData(root, data);
@@ -662,5 +677,5 @@ export default function (component) {
     if (!s.timer) s.timer = setInterval(() => tick(root), data.pace_ms || 40);
     follow(root);
   }).catch((err) => { root.querySelector(".studio-status").textContent = String(err); });
-  return () => { clearInterval(s.timer); s.timer = null; s.feed = null; };
+  return () => { clearInterval(s.timer); clearInterval(s.asking); s.timer = null; s.feed = null; };
 }

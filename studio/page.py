@@ -10,6 +10,14 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 
+def navigation_only() -> None:
+    """Keep Streamlit out of its old ``pages/``-folder mode in this process (the server calls this as it
+    starts, before any session). app.py's ``st.navigation`` names every page; in the old mode a fresh
+    process ran a deep link's page file alone until some session ran app.py, and a page reconnecting to
+    a restarted server under load got Streamlit's error box instead of the page."""
+    PagesManager.uses_pages_directory = False
+
+
 def require_app() -> None:
     """Rerun through app.py when Streamlit ran this page file by itself.
 
