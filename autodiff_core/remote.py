@@ -250,28 +250,58 @@ def bind_run_workers(links: dict[str, _Link]) -> None:
 # ---- Inside the worker ----
 
 
+def warm_up() -> None:
+    """In the zygote, once: what a worker's first training run would otherwise pay before its first step (the
+    trainers' and optimizers' lazy imports, first calls, a snapshot's conversion). Every worker forks with it done."""
+    from .playground import OPTIMIZERS, Playground, PlaygroundConfig
+    from .recording import every_step_then_sparser
+    from .remote_runs import PlaygroundRun
+    from .two_layer import TwoLayerConfig, train_two_layer
+
+    for snap in train_two_layer(TwoLayerConfig(N=4, D_in=3, H=2, D_out=2, steps=2)):
+        _plain(snap)
+    for optimizer in OPTIMIZERS:
+        pg = Playground(PlaygroundConfig(optimizer=optimizer))
+        run = PlaygroundRun(pg, 2)
+        run.pg = pg
+        for snap in every_step_then_sparser(pg.run, total=2):
+            _plain(snap)
+        run.state()
+
+
 def serve(conn, source: str, challenge: str, idle: float | None = None) -> None:
     """The worker's loop: compile the student's code here, then answer calls until the server hangs up or,
     with ``idle``, no call came for that many seconds."""
     from .challenges import CHALLENGES
-    from .student import explain_error, load
+    from .student import load
 
     fn = load(source, CHALLENGES[challenge].n_inputs)
     graphs: OrderedDict = OrderedDict()  # call id -> its ctx, kept for backward; "trainer" -> a run
+    ahead = None  # a training run's next batch, computed while the server handles the one just sent
     while (request := conn.receive(idle)) is not None:
         dropped, op, call_id, *rest = pickle.loads(request)
         for d in dropped:
             graphs.pop(d, None)
-        try:
-            answer = ("ok", *_answer(fn, graphs, op, call_id, rest))
-        except Exception as exc:  # the student's code raised: their line, never our stack
-            if isinstance(exc, MemoryError) or "allocate memory" in str(exc):
-                graphs.clear()
-                answer = ("error", "Your Function needed more memory than this run allows "
-                          f"({conn.limits.memory_mb} MB) at this size.")
-            else:
-                answer = ("error", "Your Function raised an error: " + explain_error(exc)[1])
+        if op == "next" and ahead is not None:
+            answer, ahead = ahead, None
+        else:
+            answer = _reply(conn, fn, graphs, op, call_id, rest)
         conn.send(pickle.dumps(answer))
+        if op == "next" and answer[0] == "ok" and not answer[2]:  # the run goes on: its next batch now
+            ahead = _reply(conn, fn, graphs, op, call_id, rest)
+
+
+def _reply(conn, fn, graphs, op: str, call_id: int, rest: list) -> tuple:
+    try:
+        return ("ok", *_answer(fn, graphs, op, call_id, rest))
+    except Exception as exc:  # the student's code raised: their line, never our stack
+        if isinstance(exc, MemoryError) or "allocate memory" in str(exc):
+            graphs.clear()
+            return ("error", "Your Function needed more memory than this run allows "
+                    f"({conn.limits.memory_mb} MB) at this size.")
+        from .student import explain_error
+
+        return ("error", "Your Function raised an error: " + explain_error(exc)[1])
 
 
 def _answer(fn, graphs, op: str, call_id: int, rest: list) -> tuple:
@@ -282,12 +312,20 @@ def _answer(fn, graphs, op: str, call_id: int, rest: list) -> tuple:
         return ()
     if op == "next":
         limit, seconds = rest
+        if "failed" in graphs:
+            raise graphs.pop("failed")
         (trainer, stream), batch, t0 = graphs["trainer"], [], time.perf_counter()
         state = getattr(trainer, "state", lambda: None)
-        for snap in stream:
-            batch.append(_plain(snap))
-            if len(batch) >= limit or time.perf_counter() - t0 > seconds:
-                return batch, False, state()
+        try:
+            for snap in stream:
+                batch.append(_plain(snap))
+                if len(batch) >= limit or time.perf_counter() - t0 > seconds:
+                    return batch, False, state()
+        except Exception as exc:
+            if not batch:
+                raise
+            graphs["failed"] = exc  # the steps before it go first; the next batch is the failure
+            return batch, False, state()
         return batch, True, state()
     if op == "forward":
         keep, dtype, shape, data = rest
@@ -299,7 +337,7 @@ def _answer(fn, graphs, op: str, call_id: int, rest: list) -> tuple:
         if keep:
             graphs[call_id] = ctx
             while len(graphs) > KEPT_CALLS:
-                graphs.pop(next(k for k in graphs if k != "trainer"))
+                graphs.pop(next(k for k in graphs if k not in ("trainer", "failed")))
         return encode(y)
     ctx = graphs.pop(call_id, None)
     if ctx is None:

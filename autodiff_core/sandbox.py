@@ -189,6 +189,7 @@ def walls() -> list[str]:
             roots = {"/usr", "/lib", "/lib64", "/bin", "/sbin", str(ROOT), sys.prefix, sys.base_prefix,
                      os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))),
                      *(os.path.abspath(p) for p in sys.path if p and os.path.isdir(p))}
+            roots = {p for p in roots if p != "/tmp" and not p.startswith("/tmp/")}  # /tmp stays empty in there
             args = [bwrap, "--unshare-user-try", "--unshare-ipc", "--unshare-net", "--unshare-uts",
                     "--unshare-cgroup-try", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
                     "--chdir", str(ROOT)]
@@ -211,12 +212,17 @@ def _zygote(fd: int) -> None:
     server = os.getppid()  # before the warm-up: a server that dies during it is noticed too
     import torch
 
+    from . import remote
     from .challenges import CHALLENGES
     from .judge import judge
 
     torch.set_num_threads(1)
     for key in ("relu", "multiply"):  # warm up: lazy imports and first-call costs, paid once
         judge(CHALLENGES[key].solution, key)
+    try:
+        remote.warm_up()  # and a training run's
+    except Exception:  # a warm-up that fails only makes the first runs slower; the zygote must live
+        log.exception("the sandbox's warm-up failed")
     sock = socket.socket(fileno=fd)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # monitors are reaped by the kernel
     while True:

@@ -56,3 +56,18 @@ def connect(port):
 
     with socket.create_connection(("127.0.0.1", port), timeout=2):
         return "connected"
+
+
+class FailsAt:
+    """A run (``link.train``'s trainer) that trains lesson 2 and raises at step ``step``."""
+
+    def __init__(self, step: int) -> None:
+        self.step = step
+
+    def __call__(self, config):
+        from autodiff_core import train_two_layer
+
+        for snap in train_two_layer(config):
+            if snap.step == self.step:
+                raise RuntimeError(f"stopped at step {self.step}")
+            yield snap

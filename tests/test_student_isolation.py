@@ -214,3 +214,37 @@ def test_a_model_that_is_not_this_one_is_refused():
     with pytest.raises(StudentFunctionError, match="not this one"):
         land(pg, wrong)
     assert all(bool((p == b).all()) for p, b in zip(pg.params, before, strict=True)) and pg.steps_done == 0
+
+
+def test_a_run_that_fails_midway_hands_on_every_step_before_it_in_order():
+    """The worker computes a run's next batch while the server reads the last one: the snapshots still come in
+    order, none lost or repeated, and the failure comes after the last of them, in words."""
+    from sandbox_tasks import FailsAt
+
+    from autodiff_core import TwoLayerConfig
+    from autodiff_core.remote import BATCH, StudentActivation, StudentFunctionError
+    from autodiff_core.sandbox import Limits
+
+    act = StudentActivation("yours: ReLU (fails)", RELU, "relu")
+    worker = act.open(Limits(cpu_seconds=60, memory_mb=512, wall_seconds=120), call_seconds=10)
+    steps = []
+    try:
+        with pytest.raises(StudentFunctionError, match="stopped at step 700"):
+            for snap in worker.train(FailsAt(700), TwoLayerConfig(N=8, D_in=20, H=10, D_out=3, steps=1000)):
+                steps.append(snap.step)
+    finally:
+        worker.close()
+        act.close()
+    assert 700 > 2 * BATCH and steps == list(range(700))  # several batches, the last ones computed ahead
+
+
+def test_the_sandbox_never_shows_the_servers_tmp(monkeypatch, tmp_path):
+    """A server started from a script in /tmp has /tmp on its path: the zygote's /tmp stays its own, empty."""
+    from autodiff_core import sandbox
+
+    monkeypatch.setattr(sandbox, "_WALLS", None)
+    monkeypatch.setattr("sys.path", ["/tmp", str(tmp_path), *__import__("sys").path])
+    walls = sandbox.walls()
+    sandbox._WALLS = None
+    binds = [walls[i + 1] for i, a in enumerate(walls) if a == "--ro-bind-try"]
+    assert walls and not any(b == "/tmp" or b.startswith("/tmp/") for b in binds), binds
