@@ -7,9 +7,13 @@ the trainer ends, when Stop is pressed, when a new run replaces it, or when its 
 One server holds a class, so before a run allocates anything its memory and step time are estimated
 from its config (``estimate``): a run over the per-run limits is refused with a message that names
 the limit, and runs that together exceed the server's memory budget wait in a visible queue. Stop
-shows at once (the run is marked stopped; the worker drops the step in hand). When a session has been
-gone for ``GRACE`` seconds its runs are released explicitly (their snapshots dropped, their feed
-addresses revoked): ``runner.postScriptGC`` is off, so nothing else would free them promptly.
+shows at once (the run is marked stopped; the worker drops the step in hand).
+
+A page that loses its connection (classroom Wi-Fi) keeps its run: the run goes on for ``GRACE`` seconds
+without it, and the reconnected page's chart picks up every state. After ``GRACE`` the run stops and keeps
+what it recorded for the session. Once Streamlit drops the session (``server.disconnectedSessionTTL``,
+120 s) its runs are released explicitly (their snapshots dropped, their feed addresses revoked):
+``runner.postScriptGC`` is off, so nothing else would free them promptly.
 """
 
 from __future__ import annotations
@@ -44,7 +48,16 @@ KEPT_BYTES = 4 * 2**20  # and no more than about this much of them (a playground
 MAX_TRAIL = 8000  # light records (a run's curves) kept per run; beyond it they are thinned to even steps
 MAX_SECONDS = 15 * 60  # no run outlives this, whatever the speed setting
 MAX_STEP_SECONDS = 1.0  # estimated seconds a step may take on its device: longer ones are refused
-GRACE = 10.0  # seconds a session may be gone (a reload, a network blip) before its runs are released
+
+def _grace_seconds() -> float:
+    try:
+        return max(1.0, float(os.environ.get("STUDIO_RUN_GRACE_SECONDS", "60")))
+    except ValueError:
+        return 60.0
+
+
+GRACE = _grace_seconds()  # seconds a run goes on without its page (a network blip, a reload) before it stops
+AWAY = f"The page was away for more than {GRACE:g} s; what the run recorded until then is kept."
 
 
 @dataclass(eq=False)  # a run is itself: compared and hashed by identity
@@ -241,9 +254,6 @@ class LiveRun:
         if now - self.started > MAX_SECONDS:
             self.message = f"Stopped after {MAX_SECONDS // 60} minutes, the longest a run may take."
             return True
-        if not _session_alive(self.session_id):
-            self.message = "The browser tab closed."
-            return True
         if self.speed is None:
             return self._stop.is_set()
         if self._pace is None:
@@ -285,6 +295,7 @@ def _explain(exc: Exception) -> str:
 
 
 def _session_alive(session_id: str | None) -> bool:
+    """Whether the session's page is connected now."""
     if session_id is None:
         return True
     try:
@@ -292,6 +303,18 @@ def _session_alive(session_id: str | None) -> bool:
 
         return not Runtime.exists() or Runtime.instance().is_active_session(session_id)
     except Exception:  # the runtime is shutting down
+        return False
+
+
+def _session_kept(session_id: str | None) -> bool:
+    """Whether Streamlit still holds the session, connected or kept for its page to reconnect."""
+    if session_id is None:
+        return True
+    try:
+        from streamlit.runtime import Runtime
+
+        return not Runtime.exists() or Runtime.instance()._session_mgr.get_session_info(session_id) is not None
+    except Exception:  # the runtime is shutting down, or the private attribute moved: count it as gone
         return False
 
 
@@ -593,7 +616,8 @@ REAP_EVERY = 1.0
 
 
 def _track(run: LiveRun) -> None:
-    """Watch ``run``'s session: when it has been gone for ``GRACE`` s, release the run."""
+    """Watch ``run``'s session: stop the run when its page has been away for ``GRACE`` s, and release it once
+    Streamlit has dropped the session."""
     if run.session_id is None:
         return
     with _reaper_lock:
@@ -615,7 +639,8 @@ _last_collect = 0.0
 
 
 def reap(now: float | None = None) -> int:
-    """Release the runs whose session has been gone for ``GRACE`` s; returns how many were released."""
+    """Stop the runs whose page has been away for ``GRACE`` s, release those whose session Streamlit dropped;
+    returns how many were released."""
     global _last_collect
     now = time.monotonic() if now is None else now
     released = 0
@@ -627,7 +652,9 @@ def reap(now: float | None = None) -> int:
             continue
         if run._away_since is None:
             run._away_since = now
-        if now - run._away_since >= GRACE:
+        if now - run._away_since >= GRACE and run.running:
+            run.stop(AWAY)
+        if not _session_kept(run.session_id):
             run.release()
             with _reaper_lock:
                 _live.discard(run)

@@ -228,23 +228,47 @@ def test_a_released_run_is_revoked_and_its_snapshots_dropped():
     assert poll(url, after=-1)[0] == 410
 
 
-def test_runs_of_a_session_gone_for_the_grace_period_are_released(monkeypatch):
-    alive = {"s1": True, "s2": True}
+def test_a_run_outlives_a_blip_stops_after_the_grace_period_and_is_released_with_its_session(monkeypatch):
+    alive, kept_by_streamlit = {"s1": True, "s2": True}, {"s1": True, "s2": True}
     monkeypatch.setattr(runner, "_session_alive", lambda sid: sid is None or alive[sid])
+    monkeypatch.setattr(runner, "_session_kept", lambda sid: sid is None or kept_by_streamlit[sid])
     monkeypatch.setattr(runner, "REAP_EVERY", 3600.0)  # the test reaps by hand
     gate1, gate2 = Gate(), Gate()
     kept = LiveRun("test", None, gate1.stream, lambda s: s, session_id="s1").start()
-    gone = LiveRun("test", None, gate2.stream, lambda s: s, session_id="s2").start()
-    urls = [feed.publish(r, states_payload()) for r in (kept, gone)]
+    away = LiveRun("test", None, gate2.stream, lambda s: s, session_id="s2").start()
+    urls = [feed.publish(r, states_payload()) for r in (kept, away)]
     gate1.step(kept)
-    gate2.step(gone)
-    alive["s2"] = False
+    gate2.step(away)
+    alive["s2"] = False  # its websocket closed: Streamlit keeps the session for the page to come back
     now = time.monotonic()
-    assert runner.reap(now) == 0  # a reload or a network blip: not yet
-    assert runner.reap(now + runner.GRACE + 0.1) == 1
-    assert gone.released and not gone.running and poll(urls[1], after=-1)[0] == 410
-    assert not kept.released and poll(urls[0], after=-1)[0] == 200
+    assert runner.reap(now) == 0 and runner.reap(now + runner.GRACE - 1) == 0
+    gate2.step(away)  # a network blip: the run goes on, and its feed answers
+    assert away.running and poll(urls[1], after=-1)[0] == 200 and away.view()[1] == 2
+    assert runner.reap(now + runner.GRACE + 0.1) == 0  # away too long: stopped, and what it recorded is kept
+    assert away.status == "stopped" and away.message == runner.AWAY and not away.released
+    assert away.view()[1] == 2 and poll(urls[1], after=-1)[0] == 200
+    kept_by_streamlit["s2"] = False  # Streamlit dropped the session: nobody can come back to it
+    assert runner.reap(now + runner.GRACE + 1.2) == 1
+    assert away.released and poll(urls[1], after=-1)[0] == 410
+    assert not kept.released and kept.running and poll(urls[0], after=-1)[0] == 200
     kept.stop()
+
+
+def test_a_run_comes_back_with_its_page_within_the_grace_period(monkeypatch):
+    alive = {"s1": False}
+    monkeypatch.setattr(runner, "_session_alive", lambda sid: sid is None or alive[sid])
+    monkeypatch.setattr(runner, "_session_kept", lambda sid: True)
+    monkeypatch.setattr(runner, "REAP_EVERY", 3600.0)
+    gate = Gate()
+    run = LiveRun("test", None, gate.stream, lambda s: s, session_id="s1").start()
+    gate.step(run)
+    now = time.monotonic()
+    runner.reap(now)
+    alive["s1"] = True  # reconnected after 50 s: the clock starts again at its next blip
+    runner.reap(now + runner.GRACE - 10)
+    alive["s1"] = False
+    assert runner.reap(now + runner.GRACE + 5) == 0 and run.running
+    run.stop()
 
 
 def test_stop_shows_at_once_even_in_the_middle_of_a_long_step():
