@@ -16,6 +16,7 @@ from torch import nn
 
 from .data import gaussian_clusters
 from .devices import resolve_device, resolve_dtype
+from .stopping import checkpoint
 from .validation import require_device_name, require_dtype, require_float, require_int
 
 
@@ -123,6 +124,7 @@ def train_logistic(config: LogisticConfig) -> Iterator[LogisticSnapshot]:
     optimizer = torch.optim.SGD(model.parameters(), lr=config.learning_rate, momentum=config.momentum)
     watch = Watch(config, train_x, train_y, model)  # what to draw, the accuracy check, saturation
     for iteration in range(config.max_iterations):
+        checkpoint()  # Stop ends the run here
         # forward
         y_pred = model(train_x)  # (2n, 1) probabilities
         # loss

@@ -22,6 +22,7 @@ from .functions import FUNCTIONS, activation_names, get_activation
 from .gradcheck import gradcheck_report
 from .gradflow import dead_fractions, weight_grad_norms
 from .playground_data import EXTENT, PLAYGROUND_DATASETS, is_regression, make_playground_data
+from .stopping import checkpoint
 from .validation import require_choice, require_device_name, require_dtype, require_float, require_int
 
 OPTIMIZERS = ("SGD (by hand)", "SGD + momentum", "Adam")
@@ -329,6 +330,7 @@ class Playground:
         if snap.diverged:
             return
         for i in range(steps):
+            checkpoint()  # Stop ends the run here, between whole steps: the model stays at a step
             try:
                 self.step()
             except RuntimeError:  # BCE refuses NaN probabilities: the weights blew up between records

@@ -16,6 +16,7 @@ import torch
 
 from .devices import resolve_device, resolve_dtype
 from .functions import activation_names, get_activation
+from .stopping import checkpoint
 from .validation import require_choice, require_device_name, require_dtype, require_float, require_int
 
 MAX_ELEMENTS = 100_000_000  # data plus weights; about 400 MB in float32
@@ -90,12 +91,15 @@ def train_two_layer(config: TwoLayerConfig) -> Iterator[TwoLayerSnapshot]:
     lr, last = config.learning_rate, config.steps - 1
     first = None  # step 0's numbers: they size the learning rate to suggest if the run diverges
     for t in range(config.steps):
+        checkpoint()  # Stop ends the run here, or between the phases of a long step
         # forward
         y_pred = relu(x.mm(w1)).mm(w2)  # (N, D_out)
         # loss
         loss = (y_pred - y).pow(2).sum()
+        checkpoint()
         # backward
         loss.backward()
+        checkpoint()
         record = t % config.record_every == 0 or t == last
         if record:  # one host sync for all five numbers
             stats = _loss_and_norms(loss, w1, w2)

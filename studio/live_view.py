@@ -69,7 +69,10 @@ def status_text(run: LiveRun | None, unit: str, total: int | None) -> str:
         return ""
     last = run.last
     step = run.step_of(last) if last is not None else 0
-    elapsed = (run.finished or time.perf_counter()) - run.started
+    if run.status == "queued":  # its place and why (runner.Budget.admit)
+        return run.message
+    now = run.finished or time.perf_counter()
+    elapsed = now - (now if run.began is None else run.began)  # time spent queued is not training time
     if run.running:  # the step is the chart's heading: the one painted, which trails the run by a few
         of = f" {total:,} {unit}s" if total else ""
         return f"Training{of}… {elapsed:.1f} s"

@@ -38,6 +38,7 @@ from typing import Any
 from autodiff_core.functions import bind_student_activations, student_activations
 from autodiff_core.remote import StudentActivation, StudentFunctionError, bind_run_workers
 from autodiff_core.sandbox import Limits
+from autodiff_core.stopping import Stopped, stop_when
 
 from .feed import process_wide
 
@@ -47,6 +48,7 @@ MAX_KEPT = 4000  # snapshots kept per run; beyond it every other one is dropped 
 KEPT_BYTES = 4 * 2**20  # and no more than about this much of them (a playground snapshot holds a surface)
 MAX_TRAIL = 8000  # light records (a run's curves) kept per run; beyond it they are thinned to even steps
 MAX_SECONDS = 15 * 60  # no run outlives this, whatever the speed setting
+RESERVED, SMALL = 0.25, 1 / 16  # of the memory budget: kept for small runs, and how large a small run may be
 MAX_STEP_SECONDS = 1.0  # estimated seconds a step may take on its device: longer ones are refused
 
 def _grace_seconds() -> float:
@@ -90,6 +92,7 @@ class LiveRun:
     admitted: bool = False  # holds its memory in the server's budget
     released: bool = False
     started: float = field(default_factory=time.perf_counter)
+    began: float | None = None  # when it started computing, after any wait in the queue
     finished: float | None = None
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -170,6 +173,7 @@ class LiveRun:
 
     def _work(self) -> None:
         stream, turn = None, _Turn(TURNS)
+        stop_when(self._stop)  # the trainer checks it every step, not only when it yields a snapshot
         try:
             if not BUDGET.admit(self):
                 return  # stopped while it waited
@@ -182,7 +186,7 @@ class LiveRun:
             stream = self.remote(self._worker) if whole else self.stream()
             with self._lock:
                 if self.running:
-                    self.status = "running"
+                    self.status, self.began = "running", time.perf_counter()
             while True:
                 if self.speed is None:  # full speed: compute in turns with the other full-speed runs
                     turn.take()
@@ -199,6 +203,8 @@ class LiveRun:
                     self._finish("stopped", self.message or "Stopped.")
                     return
             self._finish("done", "")
+        except Stopped:  # Stop, mid-way through the trainer's steps: stop() has said so already
+            stream = None  # the generator ended with the exception: its tensors are freed with it
         except Exception as exc:  # shown to the student as a message; the traceback goes to the log
             log.exception("training run %s failed", self.run_id)
             self._finish("error", _explain(exc))
@@ -208,8 +214,11 @@ class LiveRun:
                 if stream is not None:
                     stream.close()
             finally:
+                stop_when(None)
                 self._close_worker()
                 BUDGET.release(self)
+                if self._stop.is_set():
+                    _trim_heap()  # hand the stopped run's memory back to the system now
 
     def _open_worker(self) -> None:
         """Give this thread the session's Functions, and a worker of its own, sized to the run, for the one it
@@ -507,7 +516,7 @@ def _env_bytes(name: str) -> int | None:
 class Budget:
     """The server's memory for runs, per device: a share of each device's memory that all runs together
     may hold. A run that alone needs more than the budget, or steps slower than ``MAX_STEP_SECONDS``, is
-    refused; one that does not fit next to the runs going waits, first come first served, and says so.
+    refused; one that does not fit next to the runs going waits, and says so (see ``admit``).
 
     ``STUDIO_MEMORY_BUDGET_MB`` sets the CPU budget (default: a quarter of the RAM); GPUs get 80 % of
     their memory."""
@@ -516,6 +525,7 @@ class Budget:
         self._cond = threading.Condition()
         self._used: dict[str, int] = {}
         self._queue: deque[LiveRun] = deque()
+        self._admitted: weakref.WeakSet[LiveRun] = weakref.WeakSet()
         self._limits: dict[str, int] = {}
 
     def limit(self, device: str) -> int:
@@ -532,16 +542,21 @@ class Budget:
     def refuse(self, cost: Cost) -> str:
         """Why a run with this cost can never run here, or ""."""
         limit = self.limit(cost.device)
-        if cost.memory > limit:
-            return (f"This run needs about {_gb(cost.memory)} of memory; this server lets all runs on the "
-                    f"{_where(cost.device)} use {_gb(limit)} together. {cost.hint}")
+        if cost.memory > (1 - RESERVED) * limit:  # the rest is kept for small runs
+            return (f"This run needs about {_gb(cost.memory)} of memory; this server lets one run on the "
+                    f"{_where(cost.device)} use {_gb(int((1 - RESERVED) * limit))} (all runs together "
+                    f"{_gb(limit)}). {cost.hint}")
         if cost.step_seconds > MAX_STEP_SECONDS:
             return (f"Each step of this run would take about {cost.step_seconds:.1f} s on the {_where(cost.device)}; "
                     f"the limit is {MAX_STEP_SECONDS:g} s a step, so that Stop and the chart keep up. {cost.hint}")
         return ""
 
     def admit(self, run: LiveRun) -> bool:
-        """Wait (status "queued") until the run fits; False if it was stopped while waiting."""
+        """Wait (status "queued") until the run fits; False if it was stopped while waiting.
+
+        Scheduled by size, so that a small run never waits behind a big one: the last ``RESERVED`` of the budget
+        is kept for small runs (each at most ``SMALL`` of it), which a big run never takes. Small runs wait only
+        behind small ones, big behind big, each first come first served."""
         cost = run.cost or Cost(0, 0.0, "cpu")
         with self._cond:
             self._queue.append(run)
@@ -549,25 +564,38 @@ class Budget:
                 while True:
                     if not run.running:
                         return False
-                    ahead = [r for r in self._queue if r.cost and r.cost.device == cost.device]
-                    first = ahead[0] is run
-                    if first and self._used.get(cost.device, 0) + cost.memory <= self.limit(cost.device):
-                        self._used[cost.device] = self._used.get(cost.device, 0) + cost.memory
+                    device, limit = cost.device, self.limit(cost.device)
+                    small = self.small(cost)
+                    alike = [r for r in self._queue if r.cost and r.cost.device == device
+                             and self.small(r.cost) == small]
+                    used = self._used.get(device, 0)
+                    room = limit if small else int((1 - RESERVED) * limit)
+                    if alike[0] is run and used + cost.memory <= room:
+                        self._used[device] = used + cost.memory
+                        self._admitted.add(run)
                         run.admitted = True
                         return True
-                    place = ahead.index(run)
                     with run._lock:
                         if run.running:
                             run.status = "queued"
-                            run.message = (f"Waiting for memory: this run needs about {_gb(cost.memory)}, and the "
-                                           f"runs going already hold {_gb(self._used.get(cost.device, 0))} of the "
-                                           f"{_gb(self.limit(cost.device))} this server allows on the "
-                                           f"{_where(cost.device)}" + (f"; {place} run(s) ahead of this one." if place
-                                                                       else ". It starts as soon as one ends."))
+                            run.message = self._why_waiting(run, alike.index(run), device)
                     self._cond.wait(0.5)
             finally:
                 self._queue.remove(run)
                 self._cond.notify_all()
+
+    def small(self, cost: Cost) -> bool:
+        return cost.memory <= SMALL * self.limit(cost.device)
+
+    def _why_waiting(self, run: LiveRun, ahead: int, device: str) -> str:
+        """The queued run's place and why, in a student's words (holding the condition's lock)."""
+        others = [r for r in self._admitted if r.cost.device == device]
+        bigger = sum(1 for r in others if r.cost.memory > run.cost.memory)
+        going = (f"{bigger} larger run{'s are' if bigger != 1 else ' is'}" if bigger == len(others) and bigger
+                 else f"{len(others)} run{'s are' if len(others) != 1 else ' is'}" if others else "other runs are")
+        place = "you are next" if ahead == 0 else f"{ahead} run{'s' if ahead != 1 else ''} ahead of yours"
+        return (f"Waiting: {going} using this server's memory for the {_where(device)} (yours needs about "
+                f"{_gb(run.cost.memory)}); {place}.")
 
     def wake(self) -> None:
         with self._cond:
@@ -578,6 +606,7 @@ class Budget:
             return
         with self._cond:
             run.admitted = False
+            self._admitted.discard(run)
             device = run.cost.device
             self._used[device] = max(0, self._used.get(device, 0) - run.cost.memory)
             self._cond.notify_all()

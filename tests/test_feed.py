@@ -340,7 +340,7 @@ def test_runs_over_the_budget_wait_in_a_visible_queue(monkeypatch):
     deadline = time.monotonic() + 5
     while second.status != "queued" and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert second.status == "queued" and second.running and "Waiting for memory" in second.message
+    assert second.status == "queued" and second.running and second.message.startswith("Waiting: 1 run is using")
     first.stop()
     assert second.status == "queued"  # the first still holds its memory until its step in hand ends
     g1.go.release()
@@ -351,6 +351,57 @@ def test_runs_over_the_budget_wait_in_a_visible_queue(monkeypatch):
     g2.go.release()
     second.join(5)
     assert runner.BUDGET.used("cpu") == 0
+
+
+def test_a_small_run_never_waits_behind_a_big_one_and_the_big_one_says_why(monkeypatch):
+    """Three big runs, each a third of the budget: two go (a big run never takes the quarter kept for small
+    ones), the third waits and says so with its place. A small run then starts at once, and the time a run
+    spent queued is not reported as training time."""
+    from studio.live_view import status_text
+
+    limit = 3 * 2**30
+    monkeypatch.setattr(runner.BUDGET, "_limits", {"cpu": limit})
+    sizes = {"big": limit // 3, "small": 2**20}
+    monkeypatch.setattr(runner, "estimate", lambda config, activation=None: runner.Cost(sizes[config], 0.0, "cpu"))
+    gates = [Gate() for _ in range(5)]
+    bigs = [LiveRun("test", "big", g.stream, lambda s: s).start() for g in gates[:3]]
+    for run, gate in zip(bigs[:2], gates, strict=False):
+        gate.step(run)
+    deadline = time.monotonic() + 5
+    while bigs[2].status != "queued" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert [r.status for r in bigs] == ["running", "running", "queued"]
+    assert bigs[2].message == ("Waiting: 2 runs are using this server's memory for the CPU (yours needs about "
+                               "1.0 GB); you are next.")
+    fourth = LiveRun("test", "big", gates[3].stream, lambda s: s).start()
+    while fourth.status != "queued" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert fourth.message.endswith("; 1 run ahead of yours.")
+    assert status_text(fourth, "step", 100) == fourth.message  # on screen, in place of "Training…"
+    small = LiveRun("test", "small", gates[4].stream, lambda s: s).start()
+    gates[4].step(small)
+    assert small.status == "running" and small.count == 1  # at once, the big ones still waiting
+    assert bigs[2].status == fourth.status == "queued"
+    time.sleep(0.3)
+    for run in bigs[:2]:
+        run.stop()
+    for gate in gates[:2]:
+        gate.go.release()
+    gates[2].step(bigs[2])
+    assert bigs[2].status == "running" and bigs[2].began - bigs[2].started >= 0.3
+    assert float(status_text(bigs[2], "step", 100).split("… ")[1].split(" s")[0]) < 0.3  # queued time not counted
+    for run, gate in zip([bigs[2], fourth, small], [gates[2], gates[3], gates[4]], strict=True):
+        run.stop()
+        gate.go.release()
+        run.join(5)
+    assert runner.BUDGET.used("cpu") == 0
+
+
+def test_a_run_bigger_than_one_run_may_be_is_refused_in_words(monkeypatch):
+    monkeypatch.setattr(runner.BUDGET, "_limits", {"cpu": 4 * 2**30})
+    monkeypatch.setattr(runner, "estimate", lambda config, activation=None: runner.Cost(int(3.5 * 2**30), 0.0, "cpu"))
+    run = LiveRun("test", None, lambda: pytest.fail("started"), lambda s: s).start()
+    assert run.status == "error" and "lets one run on the CPU use 3.0 GB (all runs together 4.0 GB)" in run.message
 
 
 def test_stop_ends_a_queued_run_without_it_ever_starting(monkeypatch):

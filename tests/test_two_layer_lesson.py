@@ -42,14 +42,15 @@ def test_a_diverged_message_prints_numbers_readably():
 
 def run_like(status, step, message=""):
     return SimpleNamespace(last=SimpleNamespace(step=step), step_of=lambda s: s.step, finished=2.0, started=0.0,
-                           running=status == "running", status=status, message=message)
+                           began=0.0, running=status == "running", status=status, message=message)
 
 
 @pytest.mark.parametrize("status, step, message, total, expected", [
     ("done", 499, "", 500, "Finished: all 500 steps (steps 0 to 499) in 2.0 s."),
     ("done", 380, "", 1000, "Finished at step 380 in 2.0 s."),
     ("stopped", 220, "Stopped.", 1000, "Stopped at step 220."),
-    ("stopped", 220, "The browser tab closed.", 1000, "Stopped at step 220. The browser tab closed."),
+    ("stopped", 220, "The page was away for more than 60 s; what the run recorded until then is kept.", 1000,
+     "Stopped at step 220. The page was away for more than 60 s; what the run recorded until then is kept."),
     ("diverged", 2, "…", 500, "Diverged at step 2."),
 ])
 def test_status_line_wording(status, step, message, total, expected):
