@@ -10,6 +10,7 @@ import streamlit as st
 
 if __name__ == "__main__":
     from studio.boot import warm_up
+    from studio.offline_notice import offline_notice
     from studio.page import student_function_stopped
     from studio.presenter import presenter_toggle, sidebar_state
     from studio.sidebar import sidebar
@@ -29,6 +30,8 @@ if __name__ == "__main__":
     ])
     sidebar()
     presenter_toggle()
+    with st.sidebar:
+        offline_notice()  # the page's own words if the server stops answering
     try:
         page.run()
     except Exception as exc:
