@@ -16,6 +16,7 @@ of this client's own loop, which would otherwise blur what it measures.
 
     python bench/classroom.py                 # N = 1, 5, 15, 30
     python bench/classroom.py --n 30 --only open,logistic
+    python bench/classroom.py --n 60 100 --workers 2   # through python -m studio.serve and HAProxy
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests import ws_client  # noqa: E402
-from tests.browser import streamlit_server  # noqa: E402
+from tests.browser import serve, streamlit_server  # noqa: E402
 
 RUNNING = ws_client.RUNNING
 WIRE: list[int] = []  # bytes of every feed response as sent (compressed where the server compressed)
@@ -81,19 +82,26 @@ class Student(ws_client.Student):
 
 
 class Server:
-    """CPU seconds, RSS and threads of the server process, from /proc."""
+    """CPU seconds, RSS and threads of the server's app processes (one, or each worker of ``studio.serve``),
+    summed, from /proc."""
 
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
+    def __init__(self, *pids: int) -> None:
+        self.pids = pids
 
     def cpu(self) -> float:
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        total = 0.0
+        for pid in self.pids:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return total
 
     def status(self) -> tuple[float, int]:
-        text = Path(f"/proc/{self.pid}/status").read_text()
-        values = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
-        return int(values["VmRSS"].split()[0]) / 1024, int(values["Threads"])
+        rss, threads = 0.0, 0
+        for pid in self.pids:
+            text = Path(f"/proc/{pid}/status").read_text()
+            values = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+            rss, threads = rss + int(values["VmRSS"].split()[0]) / 1024, threads + int(values["Threads"])
+        return rss, threads
 
 
     def where(self) -> str:
@@ -101,7 +109,7 @@ class Server:
         memory (glibc's other arenas, pymalloc's arenas, large allocations, thread stacks)."""
         kinds = {"files": 0, "heap": 0, "anonymous": 0}
         kind = "anonymous"
-        for line in Path(f"/proc/{self.pid}/smaps").read_text().splitlines():
+        for line in (line for pid in self.pids for line in Path(f"/proc/{pid}/smaps").read_text().splitlines()):
             head = line.split()
             if head and "-" in head[0] and not head[0].endswith(":"):  # a mapping's first line
                 name = head[5] if len(head) > 5 else ""
@@ -297,11 +305,23 @@ async def scenario(base: str, server: Server, n: int, what: set[str], baselines:
     print(f"  errors {errors}; server CPU {server.cpu() - cpu0:.1f} s; RSS {rss:.0f} MB; threads {threads}")
 
 
+def app_server(workers: int):
+    """``streamlit run app.py`` (workers 0), or ``python -m studio.serve --workers K`` behind HAProxy; yields
+    (base URL, pids of the app processes)."""
+    if not workers:
+        with streamlit_server() as base:
+            yield base, [SERVER_PIDS[-1]]
+        return
+    with serve(workers) as (base, pids, _log):
+        yield base, list(pids.values())
+
+
 async def main_async(args) -> None:
     what = set(args.only.split(","))
-    with streamlit_server() as base:
-        pid = SERVER_PIDS[-1]
-        server = Server(pid)
+    with contextlib.contextmanager(app_server)(args.workers) as (base, pids):
+        server = Server(*pids)
+        print(f"{'one process' if not args.workers else f'studio.serve --workers {args.workers}'} "
+              f"({len(pids)} app process{'es' if len(pids) > 1 else ''})")
         warm = Student(base)  # the first session pays the imports: not part of any figure
         await warm.open("logistic")
         if args.warm:  # every lesson once, each run once: what any server has paid after its first student
@@ -345,8 +365,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, nargs="+", default=[1, 5, 15, 30])
     parser.add_argument("--only", default="open,logistic,two_layer")
+    parser.add_argument("--workers", type=int, default=0,
+                        help="K app processes behind HAProxy through studio.serve (default: one streamlit run)")
     parser.add_argument("--settle", type=float, default=20.0,
-                        help="seconds to wait after the last session closed (runs are released 10 s after)")
+                        help="seconds to wait after the last session closed")
     parser.add_argument("--warm", action="store_true",
                         help="before measuring, one student trains in lessons 3 and 2 (memory then starts warm)")
     args = parser.parse_args()

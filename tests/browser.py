@@ -6,6 +6,7 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -175,3 +176,61 @@ def plot_data(page, index: int = 0) -> list[dict]:
 
 def exception_boxes(page) -> int:
     return page.locator('[data-testid="stException"]').count()
+
+
+def free_ports(n: int) -> int:
+    """The first of ``n`` consecutive free ports."""
+    for _ in range(50):
+        first = free_port()
+        if first + n < 65535 and all(_free(first + i) for i in range(1, n)):
+            return first
+    raise RuntimeError("no consecutive free ports")
+
+
+def _free(port: int) -> bool:
+    import socket
+
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+@contextlib.contextmanager
+def serve(workers: int = 2, tls_cert=None):
+    """``python -m studio.serve`` on free ports; yields (proxy URL, {worker name: pid}, log path)."""
+    from studio.serve import find_haproxy
+
+    assert find_haproxy("haproxy"), "haproxy is not installed: bash scripts/install-test-deps.sh"
+    port, worker_port = free_port(), free_ports(workers)
+    ARTIFACTS.mkdir(exist_ok=True)
+    log_path = ARTIFACTS / f"serve-{port}.log"
+    log = open(log_path, "w")  # noqa: SIM115 - closed in finally
+    tls = ["--tls-cert", str(tls_cert)] if tls_cert else []
+    proc = subprocess.Popen([sys.executable, "-m", "studio.serve", "--workers", str(workers), "--port", str(port),
+                             "--worker-port", str(worker_port), "--address", "127.0.0.1", *tls],
+                            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"{'https' if tls_cert else 'http'}://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 300
+        while "studio.serve: ready:" not in log_path.read_text():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"studio.serve did not start; see {log_path}")
+            time.sleep(0.25)
+        yield url, worker_pids(log_path), log_path
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(20)
+        proc.kill()
+        log.close()
+
+
+def worker_pids(log_path) -> dict[str, int]:
+    """The newest pid of each worker, from studio.serve's own lines."""
+    pids = {}
+    for name, pid in re.findall(r"studio\.serve: worker (w\d+) pid (\d+)", log_path.read_text()):
+        pids[name] = int(pid)
+    return pids
