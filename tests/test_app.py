@@ -214,3 +214,23 @@ def test_a_good_url_sets_the_sidebar_and_the_url_follows_the_sidebar(new_app):
     assert not at.sidebar.toggle(key="seed_tutorial").value
     at.sidebar.radio(key="dtype").set_value("float32").run()
     assert at.query_params["dtype"] in (["float32"], "float32")
+
+
+def test_a_queued_run_says_on_its_page_where_it_waits_and_why(new_app, monkeypatch):
+    """Lesson 3 pressed while big runs hold the memory kept for them: the live chart's status line (what the page
+    shows over the chart) is the queue's sentence, not 'Training…'."""
+    from studio import runner
+
+    limit = 4 * 2**30
+    monkeypatch.setattr(runner.BUDGET, "_limits", {"cpu": limit})
+    monkeypatch.setattr(runner.BUDGET, "_used", {"cpu": limit})  # full
+    at = new_app()
+    at.switch_page("pages/logistic.py").run()
+    at.button(key="logistic_train").click().run()
+    deadline = time.monotonic() + 10
+    while (run := at.session_state["logistic_run"]).status != "queued" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    at.run()
+    text = payload(at, "logistic_live")["status_text"]
+    assert text.startswith("Waiting: ") and "you are next" in text, text
+    run.stop()
