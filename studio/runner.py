@@ -323,8 +323,8 @@ def _session_kept(session_id: str | None) -> bool:
         from streamlit.runtime import Runtime
 
         return not Runtime.exists() or Runtime.instance()._session_mgr.get_session_info(session_id) is not None
-    except Exception:  # the runtime is shutting down, or the private attribute moved: count it as gone
-        return False
+    except Exception:  # the runtime is shutting down, or the private attribute moved: the run has stopped after
+        return True  # GRACE anyway, and goes with its session's state when Streamlit drops it
 
 
 def current_session_id() -> str | None:
@@ -515,8 +515,8 @@ def _env_bytes(name: str) -> int | None:
 
 class Budget:
     """The server's memory for runs, per device: a share of each device's memory that all runs together
-    may hold. A run that alone needs more than the budget, or steps slower than ``MAX_STEP_SECONDS``, is
-    refused; one that does not fit next to the runs going waits, and says so (see ``admit``).
+    may hold. A run that alone needs more than ``1 - RESERVED`` of the budget, or steps slower than
+    ``MAX_STEP_SECONDS``, is refused; one that does not fit next to the runs going waits, and says so (see ``admit``).
 
     ``STUDIO_MEMORY_BUDGET_MB`` sets the CPU budget (default: a quarter of the RAM); GPUs get 80 % of
     their memory."""
