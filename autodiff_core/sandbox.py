@@ -189,7 +189,9 @@ def walls() -> list[str]:
             roots = {"/usr", "/lib", "/lib64", "/bin", "/sbin", str(ROOT), sys.prefix, sys.base_prefix,
                      os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))),
                      *(os.path.abspath(p) for p in sys.path if p and os.path.isdir(p))}
-            roots = {p for p in roots if p != "/tmp" and not p.startswith("/tmp/")}  # /tmp stays empty in there
+            # /tmp itself stays the sandbox's own, empty and writable (a script run from /tmp puts it on the path);
+            # a folder under it, such as an app checked out there, is bound like any other
+            roots = {p for p in roots if p not in ("/", "/tmp")}
             args = [bwrap, "--unshare-user-try", "--unshare-ipc", "--unshare-net", "--unshare-uts",
                     "--unshare-cgroup-try", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
                     "--chdir", str(ROOT)]
