@@ -165,6 +165,17 @@ def painted_rate(samples: list[dict]) -> tuple[float, int, int]:
     return paints / (running[-1]["t"] - running[0]["t"]), distinct, blank
 
 
+def painted(page) -> int:
+    """The newest state the live chart has painted (its step or iteration)."""
+    return int(page.locator(".studio-live").get_attribute("data-painted"))
+
+
+def wait_painted(page, step: int, timeout: float = 30.0) -> None:
+    """Wait until the live chart has painted state ``step`` or a later one."""
+    page.wait_for_function(f"() => Number(document.querySelector('.studio-live')?.dataset.painted) >= {step}",
+                           timeout=timeout * 1000)
+
+
 def plot_data(page, index: int = 0) -> list[dict]:
     """The data of the index-th Plotly chart on the page, read from the div itself."""
     page.wait_for_function("(i) => document.querySelectorAll('.js-plotly-plot')[i]?.data", arg=index)

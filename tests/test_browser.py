@@ -19,6 +19,7 @@ from tests.browser import (
     set_number,
     set_speed,
     wait_idle,
+    wait_painted,
 )
 
 pytestmark = pytest.mark.browser
@@ -35,11 +36,6 @@ def context(browser):
     ctx.close()
     assert not errors, errors  # an uncaught page error can blank the app: it fails the test
     assert not external, f"requests left this machine: {external[:5]}"
-
-
-def wait_painted(page, step: int, timeout: float = 30.0) -> None:
-    page.wait_for_function(f"() => Number(document.querySelector('.studio-live')?.dataset.painted) >= {step}",
-                           timeout=timeout * 1000)
 
 
 def finished_caption(page, text: str):

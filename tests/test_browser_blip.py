@@ -9,7 +9,7 @@ import time
 import pytest
 
 from autodiff_core import LogisticConfig, train_logistic
-from tests.browser import exception_boxes, open_page, set_speed, wait_idle
+from tests.browser import exception_boxes, open_page, painted, set_speed, wait_idle, wait_painted
 from tests.test_browser import finished_caption
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(400)]
@@ -40,13 +40,21 @@ def blip(page, seconds: float) -> None:
     page.context.set_offline(False)
 
 
+def train_through_a_blip(tab, button: str, outage: float, then: int, timeout: float) -> int:
+    """Press ``button``, and once 40 states are painted take the network away for ``outage`` seconds; returns the
+    state painted before it, once the chart has painted ``then`` more after the page reconnected."""
+    tab.get_by_role("button", name=button).click()
+    wait_painted(tab, 40, timeout=60.0)
+    before = painted(tab)
+    blip(tab, outage)
+    connected(tab)
+    wait_painted(tab, before + then + 1, timeout=timeout)  # it went on, and the chart follows it again
+    return before
+
+
 def connected(page) -> None:
     page.wait_for_function("() => document.querySelector('[data-testid=stApp]')?.dataset.testConnectionState"
                            " === 'CONNECTED'", timeout=60_000)
-
-
-def painted(page) -> int:
-    return int(page.locator(".studio-live").get_attribute("data-painted") or -1)
 
 
 @pytest.fixture
@@ -62,14 +70,7 @@ def test_lesson_3_finishes_through_a_blip_with_every_iteration(server, page, out
     last = list(train_logistic(LogisticConfig()))[-1].iteration  # where the same run ends undisturbed
     tab = open_page(page, f"{server}/logistic")
     set_speed(tab, "10" if outage > 5 else "20")  # about 40 s or 20 s: the outage falls well inside the run
-    tab.get_by_role("button", name="Train").click()
-    tab.wait_for_function("() => Number(document.querySelector('.studio-live')?.dataset.painted) >= 40",
-                          timeout=60_000)
-    before = painted(tab)
-    blip(tab, outage)
-    connected(tab)
-    tab.wait_for_function(f"() => Number(document.querySelector('.studio-live')?.dataset.painted) > {before + 20}",
-                          timeout=60_000)  # it went on, and the chart follows it again
+    train_through_a_blip(tab, "Train", outage, then=20, timeout=60.0)
     finished_caption(tab, f"Finished at iteration {last}").wait_for(timeout=180_000)
     wait_idle(tab)
     text = tab.locator("body").inner_text()
@@ -87,14 +88,7 @@ CURVES_JS = """() => {
 def test_lesson_5_trains_on_through_a_blip_and_keeps_every_state(server, page, outage):
     tab = open_page(page, f"{server}/playground")
     set_speed(tab, "20")
-    tab.get_by_role("button", name="Play").click()
-    tab.wait_for_function("() => Number(document.querySelector('.studio-live')?.dataset.painted) >= 40",
-                          timeout=60_000)
-    before = painted(tab)
-    blip(tab, outage)
-    connected(tab)
-    tab.wait_for_function(f"() => Number(document.querySelector('.studio-live')?.dataset.painted) > {before + 40}",
-                          timeout=120_000)
+    before = train_through_a_blip(tab, "Play", outage, then=40, timeout=120.0)
     [loss] = [c["x"] for c in tab.evaluate(CURVES_JS) if c["name"] == "train loss"]
     assert loss == list(range(loss[0], loss[-1] + 1)) and loss[-1] > before + 20  # every step, none lost
     assert tab.locator(".studio-live").get_attribute("data-status") == "running"

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from autodiff_core.functions import activation_names
-from tests.browser import ARTIFACTS, exception_boxes, open_page, set_speed, wait_idle
+from tests.browser import ARTIFACTS, exception_boxes, open_page, painted, set_speed, wait_idle, wait_painted
 
 pytestmark = pytest.mark.browser
 SIZES = [(1280, 720), (390, 844)]
@@ -48,15 +48,6 @@ def new_context(browser, errors, width: int, height: int):
     return ctx
 
 
-def painted(page) -> int:
-    return int(page.locator(".studio-live").get_attribute("data-painted"))
-
-
-def wait_painted(page, step: int, timeout: float = 60.0) -> None:
-    page.wait_for_function(f"() => Number(document.querySelector('.studio-live')?.dataset.painted) >= {step}",
-                           timeout=timeout * 1000)
-
-
 def choose(page, label: str, option: str) -> None:
     page.get_by_label(label).click()
     page.keyboard.type(option)
@@ -85,7 +76,7 @@ def test_lesson5_live_and_finished_nothing_overlaps(server, browser, errors, wid
     ctx = new_context(browser, errors, width, height)
     page = open_page(ctx, f"{server}/playground")
     size = f"{width}x{height}"
-    wait_painted(page, 0)
+    wait_painted(page, 0, timeout=60.0)
     longest = max(activation_names(), key=len)
     choose(page, "Activation", longest)
     assert shown_value_fits(page, "Activation", longest), "the activation's name is cut off"
@@ -94,7 +85,7 @@ def test_lesson5_live_and_finished_nothing_overlaps(server, browser, errors, wid
 
     set_speed(page, "200")
     page.get_by_role("button", name="Play").click()
-    wait_painted(page, 150)
+    wait_painted(page, 150, timeout=60.0)
     assert (bad := live_plot(page).evaluate(OVERLAPS_JS)) == [], bad
     assert live_plot(page).evaluate(FONT_SIZES_JS) == ["16px"]
     page.locator(".studio-live").screenshot(path=str(ARTIFACTS / f"lesson5-{size}-live.png"))
@@ -136,10 +127,10 @@ def current_frame(page) -> int:
 def test_lesson5_replay_pause_then_play_goes_on_from_the_paused_frame(server, browser, errors):
     ctx = new_context(browser, errors, 1280, 900)
     page = open_page(ctx, f"{server}/playground")
-    wait_painted(page, 0)
+    wait_painted(page, 0, timeout=60.0)
     set_speed(page, "max")
     page.get_by_role("button", name="Play").click()
-    wait_painted(page, 1000)
+    wait_painted(page, 1000, timeout=60.0)
     page.get_by_role("button", name="Pause").click()
     wait_idle(page)
     page.get_by_text("Replay the run as an animation").click()
