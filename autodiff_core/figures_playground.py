@@ -25,7 +25,8 @@ REPLAY_FRAMES = 400  # every step of a short run; a frame holds a whole surface 
 REPLAY_CURVE = 80  # points of each curve in a frame: 400 frames stay near 3 MB
 REPLAY_HEIGHT = 920
 REPLAY_TOP = 150  # room for the two-line caption and the legend (one row on a laptop, up to three on a phone)
-STEP_PAD = 1.05  # the step axis ends a little after its last tick, so "500" never meets the "0%" beside it
+STEP_TICKS = 4  # intervals at most on the step axis: "1,000"-wide labels fit a phone's plot, about 230 px
+STEP_CLEAR = 0.88  # the last tick at most this far along the step axis: its centred label stays clear of "0%"
 # A regression's score in the accuracy fields: the share of the targets' variance explained, R² (clipped to 0..1)
 VARIANCE_EXPLAINED = "variance explained"
 
@@ -36,6 +37,18 @@ def score_name(regression: bool) -> str:
     return VARIANCE_EXPLAINED if regression else "accuracy"
 
 
+def step_axis(last: int) -> dict:
+    """The step axis from 0 to a little past ``last``, ticked at round steps (1, 2 or 5 × 10^k, at most
+    STEP_TICKS intervals). Its right end lies past the last tick by enough that the tick's label, centred on it,
+    never meets the accuracy axis's "0%" at the plot's right edge, whatever the run's length and the width:
+    Plotly's own ticks, chosen for the width, could fall on the very end on a phone."""
+    last = max(int(last), 1)
+    dtick = next(m * 10**k for k in range(16) for m in (1, 2, 5) if last <= STEP_TICKS * m * 10**k)
+    end = last * 1.02
+    top = end // dtick * dtick  # the last tick inside the axis (at most STEP_TICKS + 1 of them in all)
+    return {"range": [0, max(end, top / STEP_CLEAR)], "tickmode": "linear", "tick0": 0, "dtick": dtick}
+
+
 def _layout(extent, steps_axis: int, regression: bool = False) -> dict:
     x0, x1, y0, y1 = extent
     layout = base_layout(
@@ -44,8 +57,7 @@ def _layout(extent, steps_axis: int, regression: bool = False) -> dict:
         xaxis={"range": [x0, x1], "title": {"text": "X1"}, "zeroline": False, "constrain": "domain"},
         yaxis={"domain": [0.44, 1], "range": [y0, y1], "title": {"text": "X2"}, "zeroline": False,
                "scaleanchor": "x", "scaleratio": 1, "constrain": "domain", "constraintoward": "top"},
-        xaxis2={"anchor": "y2", "range": [0, max(steps_axis, 1) * STEP_PAD], "title": {"text": "step"},
-                "ticklabelstandoff": 2},
+        xaxis2={"anchor": "y2", **step_axis(steps_axis), "title": {"text": "step"}, "ticklabelstandoff": 2},
         yaxis2={"domain": [0, 0.25], "anchor": "x2", "range": [0, 1],
                 "ticklabelstandoff": 4,  # clear of the step axis's "0"
                 "title": {"text": "squared error" if regression else "BCE loss"}},

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from autodiff_core.data import DATASETS, make_dataset
-from autodiff_core.figures_playground import playground_live_payload, playground_replay_figure
+from autodiff_core.figures_playground import playground_live_payload, playground_replay_figure, step_axis
 from autodiff_core.functions import FUNCTIONS
 from autodiff_core.playground import MLP, OPTIMIZERS, Playground, PlaygroundConfig, backward_problem
 from autodiff_core.theme import FONT_SIZE
@@ -235,3 +235,21 @@ def test_a_run_keeps_light_records_of_every_step_evenly_when_it_must_thin_them()
         run._append(s)
     assert [r.step for r in run.trail_view()] == [s.step for s in run.trail] and len(run.trail) == run.count
     assert run.count <= MAX_TRAIL and all(r.surface == () for r in run.trail)
+
+
+@pytest.mark.parametrize("last", [1, 3, 7, 99, 100, 151, 400, 404, 500, 999, 1000, 2044, 6368, 100_000])
+def test_the_step_axis_last_tick_stays_clear_of_the_accuracy_axis(last):
+    """The step axis's ticks are round and few, and the last one sits at most 88% along the axis, whatever the
+    run's length: its label, centred on it, cannot reach the "0%" of the accuracy axis at the right edge (on a
+    phone, Plotly's own ticks put "400" on the very end of a 404-step run)."""
+    axis = step_axis(last)
+    end, dtick = axis["range"][1], axis["dtick"]
+    ticks = [t for t in range(0, int(end) + 1, dtick)]
+    assert axis["tickmode"] == "linear" and axis["tick0"] == 0
+    assert end >= last and len(ticks) <= 5
+    assert ticks[-1] <= 0.88 * end * (1 + 1e-9)
+    assert str(dtick).lstrip("125").strip("0") == ""  # 1, 2 or 5 × 10^k
+    pg, snaps = _xor_run(min(last, 30))
+    fig = playground_replay_figure(snaps, pg.extent, pg.config.grid, (pg.x_train.numpy(), pg.y_train.numpy()),
+                                   (pg.x_test.numpy(), pg.y_test.numpy()))
+    assert fig.layout.xaxis2.dtick == step_axis(snaps[-1].step)["dtick"]  # the replay uses it
