@@ -185,6 +185,11 @@ def plot_data(page, index: int = 0) -> list[dict]:
     }""", index)
 
 
+def finished_caption(page, text: str):
+    """The caption over a finished logistic run's replay (not the live chart's status line)."""
+    return page.get_by_test_id("stCaptionContainer").get_by_text(text)
+
+
 def exception_boxes(page) -> int:
     return page.locator('[data-testid="stException"]').count()
 

@@ -12,6 +12,7 @@ import pytest
 from tests.browser import (
     ARTIFACTS,
     exception_boxes,
+    finished_caption,
     open_page,
     painted_rate,
     plot_data,
@@ -36,11 +37,6 @@ def context(browser):
     ctx.close()
     assert not errors, errors  # an uncaught page error can blank the app: it fails the test
     assert not external, f"requests left this machine: {external[:5]}"
-
-
-def finished_caption(page, text: str):
-    """The caption over a finished logistic run's replay (not the live chart's status line)."""
-    return page.get_by_test_id("stCaptionContainer").get_by_text(text)
 
 
 def test_deep_link_on_a_fresh_server_opens_the_whole_app(server, context):

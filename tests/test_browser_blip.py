@@ -9,8 +9,15 @@ import time
 import pytest
 
 from autodiff_core import LogisticConfig, train_logistic
-from tests.browser import exception_boxes, open_page, painted, set_speed, wait_idle, wait_painted
-from tests.test_browser import finished_caption
+from tests.browser import (
+    exception_boxes,
+    finished_caption,
+    open_page,
+    painted,
+    set_speed,
+    wait_idle,
+    wait_painted,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(400)]
 
