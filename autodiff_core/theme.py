@@ -58,6 +58,8 @@ def recolor(obj):
             elif isinstance(v, (dict, list)):
                 recolor(v)
     elif isinstance(obj, list):
+        if len(obj) > 3 and isinstance(obj[0], (int, float)):
+            return obj  # a curve's numbers (a colour is a name, or a triple of them): nothing to look at
         for i, v in enumerate(obj):
             if isinstance(v, str) and v.lower() in RECOLOR:
                 obj[i] = RECOLOR[v.lower()]

@@ -136,6 +136,24 @@ def _fit_replay(layout: dict, frames: list) -> None:
                       currentvalue={**slider.get("currentvalue", {}), "visible": False})
 
 
+TEXT_ONLY = ("caption", "metrics", "surface")  # what a state holds besides its traces: text and numbers
+
+
+def _recolor_payload(data: dict) -> None:
+    """``recolor`` the payload's colours, in place, without walking what never holds one: the curves (numbers)
+    and each state's caption, metrics and surface. The feed builds a payload several times a second a run,
+    and the walk over sixty states' metrics cost more than the build itself."""
+    for key, value in data.items():
+        if key == "states" and isinstance(value, list):
+            for state in value:
+                if isinstance(state, dict):
+                    for k, v in state.items():
+                        if k not in TEXT_ONLY and isinstance(v, (dict, list)):
+                            recolor(v)
+        elif key != "curves" and isinstance(value, (dict, list)):
+            recolor(value)
+
+
 def payload(build: Callable, *, extra: Callable[[dict], None] | None = None) -> Callable:
     """Wrap a page's live ``payload(run)`` function: the palette, the presenter scale (decided now, on the
     script thread; the live feed calls the wrapper off it) and ``extra`` (the ghosts of earlier runs)."""
@@ -145,7 +163,7 @@ def payload(build: Callable, *, extra: Callable[[dict], None] | None = None) -> 
         data = build(run)
         if extra is not None:
             extra(data)
-        recolor(data)
+        _recolor_payload(data)
         if scale:
             present_layout(data["layout"])
             data["height"] = PLOT_HEIGHT
