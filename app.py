@@ -47,5 +47,7 @@ else:
 
     navigation_only()
 
-    # torch and the engine load in the background from the server's first request on.
-    app = st.App(__file__, routes=feed.ROUTES + assets.ROUTES, middleware=[Middleware(boot.PreloadOnFirstRequest)])
+    # torch and the engine load in the background from the server's first request on; the live feed's polls
+    # are answered ahead of Streamlit's own middleware (feed.FastLane), its route stays for anything else.
+    app = st.App(__file__, routes=feed.ROUTES + assets.ROUTES,
+                 middleware=[Middleware(boot.PreloadOnFirstRequest), Middleware(feed.FastLane)])

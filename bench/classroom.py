@@ -265,6 +265,11 @@ async def scenario(base: str, server: Server, n: int, what: set[str], baselines:
         cpu_train = server.cpu() - cpu_train
         first_end = t_start + min(_good(times), default=0.0)
         base_t = baselines.setdefault("logistic", pct(times, 0.5) if n == 1 else None)
+        if base_t:
+            need = n * baselines.setdefault("train_cpu", training_cpu())
+            print(f"  the {n} runs' training alone (one after another, in this process): {need:.1f} s of a core "
+                  f"in the {base_t:.1f} s a run lasts: {need / base_t:.0%} of one core (one app process's Python "
+                  "runs on one core at a time)")
         live = sum(1 for s in students if s.progress > 0)
         rss_open, _ = server.status()
         print("  " + report("logistic at the default pace, Train → finished", times, base_t)
@@ -303,6 +308,26 @@ async def scenario(base: str, server: Server, n: int, what: set[str], baselines:
         await asyncio.gather(*(s.close() for s in students))
     rss, threads = server.status()
     print(f"  errors {errors}; server CPU {server.cpu() - cpu0:.1f} s; RSS {rss:.0f} MB; threads {threads}")
+
+
+def training_cpu(repeat: int = 3) -> float:
+    """Seconds of CPU one default lesson-3 run's training takes here, alone (the best of ``repeat``), with one
+    torch thread as the server computes: what a class's runs need at least, however well the server shares."""
+    import torch
+
+    from autodiff_core import LogisticConfig, train_logistic
+
+    torch.set_num_threads(1)
+    config = LogisticConfig(record_every=1)  # as lesson 3 records
+    for _ in train_logistic(config):  # the first run pays torch's first calls
+        pass
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        for _ in train_logistic(config):
+            pass
+        best = min(best, time.process_time() - t0)
+    return best
 
 
 def app_server(workers: int):

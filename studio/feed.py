@@ -23,7 +23,9 @@ is gone; after a server restart every address is unknown.
 
 from __future__ import annotations
 
+import asyncio
 import bisect
+import gzip
 import json
 import logging
 import sys
@@ -48,6 +50,10 @@ log = logging.getLogger(__name__)
 
 PREFIX = "/api/live/"
 STATUS_EVERY = 0.5  # seconds: the status line's clock moves on even when no new state came
+# seconds: a run's payload is built at most this often for new states. A build costs a few milliseconds of the
+# GIL whatever is new (the page's payload function draws the whole run), and a class of 30 paced runs asked
+# for one at nearly every poll: 300 a second, most of one core (bench/classroom.py).
+BUILD_EVERY = 0.25
 _REVOKED_KEPT = 10_000
 _HEADERS = {"Cache-Control": "no-store"}
 
@@ -165,16 +171,24 @@ class _Cache:
         self.lock = threading.Lock()
         self.built: _Built | None = None
 
-    def current(self, run: LiveRun) -> _Built:
-        key = (run.count, run.status, run.message)
+    def stale(self, run: LiveRun) -> bool:
+        """Whether the run has news the last build lacks, and a new build is due: at once for a new status or
+        message (the end of a run shows at once), at most every ``BUILD_EVERY`` s for new states, and every
+        ``STATUS_EVERY`` s for the status line's clock."""
         built = self.built
-        if built is not None and built.key == key and time.perf_counter() - built.at < STATUS_EVERY:
-            return built
+        if built is None:
+            return True
+        age = time.perf_counter() - built.at
+        return (built.key[1:] != (run.status, run.message) or age >= STATUS_EVERY
+                or (built.key[0] != run.count and age >= BUILD_EVERY))
+
+    def current(self, run: LiveRun) -> _Built:
+        if not self.stale(run):
+            return self.built
         with self.lock:  # one build per change, however many polls ask at once
-            built = self.built
-            if built is None or built.key != key or time.perf_counter() - built.at >= STATUS_EVERY:
-                built = self.built = _Built(key, run.payload(run), built)
-            return built
+            if self.stale(run):
+                self.built = _Built((run.count, run.status, run.message), run.payload(run), self.built)
+            return self.built
 
 
 def _cache(run: LiveRun) -> _Cache:
@@ -186,6 +200,28 @@ def _cache(run: LiveRun) -> _Cache:
 
 def _json(body: dict, status: int = 200) -> Response:
     return Response(_dumps(body), status_code=status, media_type="application/json", headers=_HEADERS)
+
+
+HOLD = STATUS_EVERY  # seconds a poll with nothing new waits for something before it is answered
+HOLD_CHECK = 0.04  # how often a held poll looks at its run (on the event loop: an attribute read, no build)
+
+
+async def held(request: Request) -> Response:
+    """The route: ``live``, but a poll that finds nothing new is held (on the event loop, off every thread) until
+    the run has something new or ``HOLD`` s have passed, then answered. A paced run makes a state or two a
+    second while its charts would ask ten times; a queued run makes none. Held, each chart asks about as often
+    as there is news (and the status line's clock still moves every ``HOLD`` s), and a new state reaches it
+    within ``HOLD_CHECK`` s of its build (``BUILD_EVERY``) instead of after the chart's next pause."""
+    from starlette.concurrency import run_in_threadpool
+
+    response = await run_in_threadpool(live, request)
+    run = getattr(response, "held_run", None)
+    if run is None:
+        return response
+    deadline = time.perf_counter() + HOLD
+    while time.perf_counter() < deadline and run.payload is not None and not _cache(run).stale(run):
+        await asyncio.sleep(HOLD_CHECK)
+    return await run_in_threadpool(live, request)
 
 
 def live(request: Request) -> Response:
@@ -220,7 +256,39 @@ def answer(request: Request) -> Response:
     except Exception:  # the chart keeps what it shows and asks again; the traceback goes to the log
         log.exception("live feed for run %s failed", run.run_id)
         return _json({"error": "The live feed failed; see the server log."}, 500)
-    return Response(body, media_type="application/json", headers=_HEADERS)
+    response = Response(body, media_type="application/json", headers=_HEADERS)
+    if body is built.idle and run.running:
+        response.held_run = run  # nothing new yet: ``held`` may wait for some
+    return response
 
 
-ROUTES = [Route(PREFIX + "{token}", live, methods=["GET"])]
+ROUTES = [Route(PREFIX + "{token}", held, methods=["GET"])]
+GZIP_OVER = 500  # bytes: a longer answer is gzip-compressed when the browser accepts it (as Streamlit's middleware)
+
+
+class FastLane:
+    """ASGI middleware, first in ``st.App``'s list: it answers the live feed's polls itself, and passes every
+    other request on. A poll needs none of what lies between (path security for static files, the session
+    cookie's middleware, the router), and a class of 30 asks a few hundred times a second: through the whole
+    stack, a poll cost several times what the feed itself spends on it, and the stack took over half of the
+    server's GIL (bench/classroom.py). Answers longer than ``GZIP_OVER`` are compressed here instead."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        token = path[len(PREFIX):]
+        if not path.startswith(PREFIX) or not token or "/" in token or scope.get("method") != "GET":
+            await self.app(scope, receive, send)
+            return
+        request = Request({**scope, "path_params": {"token": token}})
+        response = await held(request)
+        body = response.body
+        if len(body) > GZIP_OVER and "gzip" in request.headers.get("accept-encoding", ""):
+            body = gzip.compress(body, 6)
+            response.headers["Content-Encoding"] = "gzip"
+            response.headers["Content-Length"] = str(len(body))
+            response.headers["Vary"] = "Accept-Encoding"
+            response.body = body
+        await response(scope, receive, send)

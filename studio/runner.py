@@ -172,7 +172,7 @@ class LiveRun:
             return self.snapshots[-1] if self.snapshots else None
 
     def _work(self) -> None:
-        stream, turn = None, _Turn(TURNS)
+        stream, turn = None, None
         stop_when(self._stop)  # the trainer checks it every step, not only when it yields a snapshot
         try:
             if not BUDGET.admit(self):
@@ -188,7 +188,9 @@ class LiveRun:
                 if self.running:
                     self.status, self.began = "running", time.perf_counter()
             while True:
-                if self.speed is None:  # full speed: compute in turns with the other full-speed runs
+                if turn is None:
+                    turn = self._turn()
+                if turn is not None:
                     turn.take()
                 snap = next(stream, _END)
                 if snap is _END:
@@ -197,8 +199,9 @@ class LiveRun:
                 if getattr(snap, "diverged", False):
                     self._finish("diverged", snap.message)
                     return
-                if self.speed is not None or turn.over():
+                if turn is not None and (self.speed is not None or turn.over()):
                     turn.give()  # a paced run sleeps between steps: never while holding a turn
+                    turn = None  # the speed may change before the next step (set_speed)
                 if self._wait(self.step_of(snap)):
                     self._finish("stopped", self.message or "Stopped.")
                     return
@@ -209,7 +212,8 @@ class LiveRun:
             log.exception("training run %s failed", self.run_id)
             self._finish("error", _explain(exc))
         finally:
-            turn.give()
+            if turn is not None:
+                turn.give()
             try:
                 if stream is not None:
                     stream.close()
@@ -219,6 +223,16 @@ class LiveRun:
                 BUDGET.release(self)
                 if self._stop.is_set():
                     _trim_heap()  # hand the stopped run's memory back to the system now
+
+    def _turn(self) -> _Turn | None:
+        """Whose turn this run waits for before its next step. Full speed: the other full-speed runs' (TURNS).
+        Paced, with small steps: the other small paced runs' (PACED), so that thirty tiny models do not hand
+        the GIL to one another at every torch call. Paced with long steps, or computed in a worker process:
+        nobody's (it would hold up every small run for a whole step, or while it waits on the worker)."""
+        if self.speed is None:
+            return _Turn(TURNS)
+        small = self.cost is None or self.cost.step_seconds <= PACED_STEP
+        return _Turn(PACED) if small and self._worker is None else None
 
     def _open_worker(self) -> None:
         """Give this thread the session's Functions, and a worker of its own, sized to the run, for the one it
@@ -342,7 +356,8 @@ class Turns:
     """Full-speed runs take turns: at most ``n`` compute at once, each for up to ``QUANTUM`` s, first
     come first served. Thirty threads stepping small models at once mostly hand the GIL to one another
     (measured: 30 runs together took up to 1.4 times as long as the same 30 one after another); in
-    turns, the cores compute. Paced runs sleep between steps and never wait for a turn."""
+    turns, the cores compute. Paced runs with small steps take turns of their own (PACED, one at a time, a step
+    a turn, never behind a full-speed run); see ``LiveRun._turn``."""
 
     def __init__(self, n: int) -> None:
         self.free = n
@@ -368,6 +383,8 @@ class Turns:
 
 QUANTUM = 0.05  # seconds of steps a full-speed run takes in one turn
 TURNS: Turns = process_wide("runner_turns", lambda: Turns(max(1, os.cpu_count() or 1)))
+PACED: Turns = process_wide("runner_paced_turns", lambda: Turns(1))
+PACED_STEP = 0.005  # estimated seconds a step: a paced run with steps up to this long takes PACED turns
 
 
 class _Turn:

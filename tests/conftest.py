@@ -20,6 +20,16 @@ ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("STUDIO_CHECKS_PER_MINUTE", "100000")
 
 
+@pytest.fixture(autouse=True)
+def build_on_every_poll(monkeypatch):
+    """In-process tests poll the live feed right after a run steps, and expect what it made: the feed builds
+    a payload on every poll with news, as it did before ``BUILD_EVERY``. tests/test_feed.py tests the limit
+    itself; a server (the browser tests') keeps its own."""
+    from studio import feed
+
+    monkeypatch.setattr(feed, "BUILD_EVERY", 0.0)
+
+
 @pytest.fixture(scope="module")
 def server():
     """``streamlit run app.py`` on a free port for the browser tests of one module; yields its base URL."""
@@ -87,12 +97,12 @@ def wait_for_run(at: AppTest, lesson: str, timeout: float = 60.0):
 
 def feed_get(path: str) -> tuple[int, dict]:
     """Ask the live feed for ``path`` as the server's router does; returns (status, decoded body)."""
-    from studio.feed import ROUTES
+    from studio.feed import ROUTES, live
 
     [route] = ROUTES
     match, scope = route.matches({"type": "http", "path": path, "method": "GET", "headers": []})
     assert match.name == "FULL", path
-    response = route.endpoint(Request({"type": "http", "method": "GET", "headers": [], **scope}))
+    response = live(Request({"type": "http", "method": "GET", "headers": [], **scope}))  # held() without the hold
     return response.status_code, json.loads(response.body)
 
 

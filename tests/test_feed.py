@@ -26,6 +26,7 @@ def fresh_budget(monkeypatch):
     by a gate, may hold some)."""
     monkeypatch.setattr(runner, "BUDGET", runner.Budget())
     monkeypatch.setattr(runner, "TURNS", runner.Turns(100))
+    monkeypatch.setattr(runner, "PACED", runner.Turns(100))
 
 
 def poll(url: str, after=None, layout: str = "") -> tuple[int, dict, int]:
@@ -35,7 +36,7 @@ def poll(url: str, after=None, layout: str = "") -> tuple[int, dict, int]:
     query = b"" if after is None else f"after={after}&layout={layout}".encode()
     match, scope = route.matches({"type": "http", "path": path, "method": "GET", "headers": []})
     request = Request({"type": "http", "method": "GET", "headers": [], "query_string": query, **scope})
-    response = route.endpoint(request)
+    response = feed.live(request)  # the route (feed.held) without its hold
     return response.status_code, json.loads(response.body), len(response.body)
 
 
@@ -96,6 +97,7 @@ def test_streamlit_run_serves_app_py_as_the_app_with_its_feed():
     assert found.is_asgi_app and found.import_string == "app:app"
     text = (ROOT / "app.py").read_text()
     assert "routes=ROUTES" in text or "feed.ROUTES" in text
+    assert "Middleware(feed.FastLane)" in text  # the polls are answered ahead of Streamlit's own middleware
 
 
 def test_a_published_run_is_served_as_its_payload_now():
@@ -442,10 +444,137 @@ def test_full_speed_runs_take_turns_first_come_first_served(monkeypatch):
     assert order[:6] == list("abcabc")  # in turns, not one run to its end
 
 
-def test_paced_runs_never_wait_for_a_turn(monkeypatch):
+def test_small_paced_runs_take_turns_a_step_at_a_time_and_a_long_step_waits_for_none(monkeypatch):
+    """Paced runs with small steps compute one at a time (PACED), a step a turn, so thirty of them do not hand
+    the GIL to one another at every torch call; a paced run whose steps are long never takes one (it would hold
+    every small run up for a whole step)."""
+    monkeypatch.setattr(runner, "PACED", runner.Turns(1))
+    inside, most, order = [0], [0], []
+    lock = threading.Lock()
+
+    def stream(name):
+        def gen():
+            for i in range(4):
+                with lock:
+                    inside[0] += 1
+                    most[0] = max(most[0], inside[0])
+                order.append(name)
+                time.sleep(0.01)
+                with lock:
+                    inside[0] -= 1
+                yield i
+        return gen
+
+    runner.PACED.acquire()  # hold the only turn until all three wait for it
+    runs = []
+    for n in "abc":
+        runs.append(LiveRun("test", None, stream(n), lambda s: s, speed=1e6).start())
+        time.sleep(0.05)
+    runner.PACED.release()
+    for r in runs:
+        r.join(5)
+    assert all(r.status == "done" and r.count == 4 for r in runs) and most[0] == 1  # never two steps at once
+    assert "".join(order[:6]) == "abcabc"  # a step a turn, first come first served: not a run to its end
+
+    runner.PACED.acquire()  # every paced turn taken (say, by a slow step of a small run)
+    monkeypatch.setattr(runner, "estimate", lambda config, act=None: runner.Cost(2**20, 0.5, "cpu"))
+    long = LiveRun("test", None, lambda: (i for i in range(3)), lambda s: s, speed=1e6).start()
+    long.join(5)
+    runner.PACED.release()
+    assert long.status == "done" and long.count == 3
+
+
+def test_paced_runs_never_wait_for_a_full_speed_turn(monkeypatch):
     monkeypatch.setattr(runner, "TURNS", runner.Turns(1))
     runner.TURNS.acquire()  # every turn taken (say, by a long full-speed step)
     run = LiveRun("test", None, lambda: (i for i in range(3)), lambda s: s, speed=1000.0).start()
     run.join(5)
     runner.TURNS.release()
     assert run.status == "done" and run.count == 3
+
+
+def asgi_get(app, path: str, query: str = "", gzip_ok: bool = False) -> tuple[int, dict, bytes]:
+    """One GET through an ASGI app, as uvicorn would send it: (status, headers, body as sent)."""
+    import asyncio
+
+    sent: list[dict] = []
+    headers = [(b"accept-encoding", b"gzip, deflate")] if gzip_ok else []
+    scope = {"type": "http", "method": "GET", "path": path, "query_string": query.encode(), "headers": headers,
+             "scheme": "http", "server": ("127.0.0.1", 8501), "root_path": ""}
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    asyncio.run(app(scope, receive, send))
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], {k.decode(): v.decode() for k, v in start["headers"]}, body
+
+
+def test_a_poll_with_nothing_new_is_held_until_a_state_comes(monkeypatch):
+    """The route holds a poll that would bring nothing until the run has news (or HOLD s pass): the chart then
+    asks about as often as there is news, and gets a new state as soon as it is built."""
+    import gzip as gz
+
+    run, gate = gated_run()
+    gate.step(run, 3)
+    url = feed.publish(run, states_payload())
+    _, first, _ = poll(url)
+    query = f"after=2&layout={first['layout_id']}"
+    lane = feed.FastLane(lambda scope, receive, send: pytest.fail("passed on"))
+
+    t0 = time.perf_counter()
+    status, _, body = asgi_get(lane, url, query)
+    waited = time.perf_counter() - t0
+    assert status == 200 and json.loads(body)["states"] == [] and waited >= feed.HOLD * 0.9  # nothing came
+
+    threading.Timer(0.15, gate.step, (run, 1)).start()
+    t0 = time.perf_counter()
+    status, _, body = asgi_get(lane, url, query)
+    waited = time.perf_counter() - t0
+    assert [s["seq"] for s in json.loads(body)["states"]] == [3]  # held, then answered with the news
+    assert 0.1 < waited < feed.HOLD  # before the hold ran out (how much before is the machine's business)
+
+    status, headers, body = asgi_get(lane, url, gzip_ok=True)  # the whole payload: long, so compressed
+    assert headers.get("content-encoding") == "gzip" and len(body) == int(headers["content-length"])
+    assert json.loads(gz.decompress(body))["run"] == run.run_id
+    run.stop()
+
+
+def test_a_run_s_payload_is_built_at_most_every_build_every_for_new_states_and_its_end_at_once(monkeypatch):
+    monkeypatch.setattr(feed, "BUILD_EVERY", 0.3)
+    builds: list[int] = []
+    run, gate = gated_run()
+    gate.step(run, 2)
+    url = feed.publish(run, states_payload(builds))
+    poll(url)
+    for _ in range(5):  # five new states at once: the build made a moment ago stands until BUILD_EVERY
+        gate.step(run, 1)
+        poll(url, after=0)
+    assert len(builds) == 1
+    time.sleep(0.3)
+    _, body, _ = poll(url, after=1)
+    assert len(builds) == 2 and [s["seq"] for s in body["states"]][-1] == 6  # then all of them at once
+    gate.step(run, 1)
+    run.stop()
+    _, body, _ = poll(url, after=6)
+    assert body["status"] == "stopped" and len(builds) == 3  # the end is never held back
+
+
+def test_the_fast_lane_passes_on_every_other_request():
+    seen = []
+
+    async def app(scope, receive, send):
+        seen.append(scope["path"])
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    lane = feed.FastLane(app)
+    for path in ("/", "/logistic", "/api/live/", "/api/live/a/b", "/_stcore/health", "/api/liveX"):
+        assert asgi_get(lane, path)[0] == 204
+    assert seen == ["/", "/logistic", "/api/live/", "/api/live/a/b", "/_stcore/health", "/api/liveX"]
+    status, _, body = asgi_get(lane, "/api/live/no-such-token")
+    assert status == 404 and json.loads(body)["gone"] and len(seen) == 6  # answered by the feed itself
