@@ -140,9 +140,9 @@ TEXT_ONLY = ("caption", "metrics", "surface")  # what a state holds besides its 
 
 
 def _recolor_payload(data: dict) -> None:
-    """``recolor`` the payload's colours, in place, without walking what never holds one: the curves (numbers)
-    and each state's caption, metrics and surface. The feed builds a payload several times a second a run,
-    and the walk over sixty states' metrics cost more than the build itself."""
+    """``recolor`` the payload's colours, in place, without walking each state's caption, metrics and surface,
+    which never hold one (``recolor`` itself passes over a curve's numbers). The feed builds a payload several
+    times a second a run, and the walk over sixty states' metrics cost more than the build itself."""
     for key, value in data.items():
         if key == "states" and isinstance(value, list):
             for state in value:
@@ -150,7 +150,7 @@ def _recolor_payload(data: dict) -> None:
                     for k, v in state.items():
                         if k not in TEXT_ONLY and isinstance(v, (dict, list)):
                             recolor(v)
-        elif key != "curves" and isinstance(value, (dict, list)):
+        elif isinstance(value, (dict, list)):
             recolor(value)
 
 
