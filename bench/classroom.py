@@ -266,7 +266,9 @@ async def scenario(base: str, server: Server, n: int, what: set[str], baselines:
         first_end = t_start + min(_good(times), default=0.0)
         base_t = baselines.setdefault("logistic", pct(times, 0.5) if n == 1 else None)
         if base_t:
-            need = n * baselines.setdefault("train_cpu", training_cpu())
+            if "train_cpu" not in baselines:  # measured once (setdefault would measure it at every N)
+                baselines["train_cpu"] = training_cpu()
+            need = n * baselines["train_cpu"]
             print(f"  the {n} runs' training alone (one after another, in this process): {need:.1f} s of a core "
                   f"in the {base_t:.1f} s a run lasts: {need / base_t:.0%} of one core (one app process's Python "
                   "runs on one core at a time)")
