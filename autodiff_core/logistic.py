@@ -16,6 +16,7 @@ from torch import nn
 
 from .data import gaussian_clusters
 from .devices import resolve_device, resolve_dtype
+from .footprint import Footprint
 from .stopping import checkpoint
 from .validation import require_device_name, require_dtype, require_float, require_int
 
@@ -55,6 +56,11 @@ class LogisticConfig:
             raise ValueError(f"zero_grad must be True or False; got {self.zero_grad!r}.")
         require_device_name(self.device)
         require_dtype(self.dtype)
+
+    def footprint(self) -> Footprint:
+        """A few tensors of the 2n points; a step is Python's overhead more than arithmetic."""
+        n = 2 * self.n_per_class
+        return Footprint(64 * n, 200 * n, fixed_bytes=2**20, fixed_seconds=2e-4, hint="Use fewer points per class.")
 
 
 @dataclass(frozen=True, slots=True)

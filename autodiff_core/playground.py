@@ -18,6 +18,7 @@ from torch import nn
 
 from .devices import resolve_device, resolve_dtype
 from .features import DEFAULT_FEATURES, feature_matrix, require_features
+from .footprint import Footprint
 from .functions import FUNCTIONS, activation_names, get_activation
 from .gradcheck import gradcheck_report
 from .gradflow import dead_fractions, weight_grad_norms
@@ -99,6 +100,15 @@ class PlaygroundConfig:
         require_int("grid", self.grid, 5, 200)
         require_device_name(self.device)
         require_dtype(self.dtype)
+
+    def footprint(self) -> Footprint:
+        """A small MLP, its points and the surface's grid, each layer's activations kept for backward."""
+        widths = (2, *self.hidden, 1)
+        points = 2 * self.n_per_class + self.grid**2
+        params = sum(a * b for a, b in zip(widths, widths[1:], strict=False))
+        return Footprint(points * sum(widths) * 4 + params * 4, 6 * points * params, fixed_bytes=2**20,
+                         fixed_seconds=5e-4, hint="Use fewer points or narrower layers.",
+                         activation_elements=points * max(self.hidden), activation_calls=len(self.hidden))
 
     def model_key(self) -> tuple:
         """The settings that define the data and the initial model (the rest only change training)."""

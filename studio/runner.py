@@ -442,43 +442,22 @@ IPC_SECONDS = 2e-4  # one round trip to the worker and back, with the tensor's b
 
 
 def estimate(config: Any, activation: Any = None) -> Cost:
-    """Peak memory and step time of a run, from its config alone (nothing is allocated), with what a
-    student's Function as its ``activation`` adds (``with_student_function``).
-
-    Two-layer net, counted in numbers of its dtype: x, y, w1, w2 and their gradients, the hidden layer
-    and its gradients (4 N·H), the update's temporaries, and 10 % on top: within 10 % of the peak RSS
-    measured for sizes from 10 to 130 million numbers. Step time: 6·N·H·(D_in + D_out) flops at the
-    rate a matrix product reaches on the device (measured once per process)."""
-    from autodiff_core import LogisticConfig, TwoLayerConfig
-
+    """Peak memory and step time of a run, from what its config says it needs (``config.footprint()``:
+    numbers of its dtype and flops, nothing allocated), with what a student's Function as its ``activation``
+    adds (``with_student_function``). A run with no config (``None``) computes nothing sized."""
     device = str(getattr(config, "device", "cpu"))
     itemsize = 8 if getattr(config, "dtype", "float32") == "float64" else 4
-    if isinstance(config, TwoLayerConfig):
-        n, d_in, h, d_out = config.N, config.D_in, config.H, config.D_out
-        numbers = n * d_in + 6 * n * d_out + 3 * d_in * h + 3 * h * d_out + 4 * n * h
-        flops = 6 * n * h * (d_in + d_out) + 10 * (n * h + n * d_out)
-        cost = Cost(int(1.1 * itemsize * numbers), flops / flop_rate(device, itemsize), device,
-                    "Make N, D_in or H smaller.")
-        if isinstance(activation, StudentActivation):
-            return with_student_function(cost, activation, n * h, 1, config.steps)
-        return cost
-    if isinstance(config, LogisticConfig):
-        n = 2 * config.n_per_class
-        return Cost(64 * n * itemsize + 2**20, 200 * n / flop_rate(device, itemsize) + 2e-4, device,
-                    "Use fewer points per class.")
-    hidden = getattr(config, "hidden", None)
-    if hidden is not None:  # the playground: a small MLP, its data and a grid for the surface
-        widths = (2, *hidden, 1)
-        points = 2 * getattr(config, "n_per_class", 100) + getattr(config, "grid", 32) ** 2
-        params = sum(a * b for a, b in zip(widths, widths[1:], strict=False))
-        numbers = points * sum(widths) * 4 + params * 4
-        flops = 6 * points * params
-        cost = Cost(int(itemsize * numbers) + 2**20, flops / flop_rate(device, itemsize) + 5e-4, device,
-                    "Use fewer points or narrower layers.")
-        if isinstance(activation, StudentActivation):  # the largest call: the surface's grid and the points
-            return with_student_function(cost, activation, points * max(hidden), len(hidden), None)
-        return cost
-    return Cost(2**20, 0.0, device)
+    if config is None:
+        return Cost(2**20, 0.0, device)
+    if not callable(getattr(config, "footprint", None)):
+        raise TypeError(f"{type(config).__name__} does not say what a run needs: give it a footprint() method.")
+    need = config.footprint()
+    cost = Cost(int(itemsize * need.numbers) + need.fixed_bytes,
+                need.flops / flop_rate(device, itemsize) + need.fixed_seconds, device, need.hint)
+    if isinstance(activation, StudentActivation) and need.activation_elements:
+        return with_student_function(cost, activation, need.activation_elements, need.activation_calls,
+                                     need.activation_steps)
+    return cost
 
 
 _rates: dict[tuple[str, int], float] = {}

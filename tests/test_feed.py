@@ -578,3 +578,27 @@ def test_the_fast_lane_passes_on_every_other_request():
     assert seen == ["/", "/logistic", "/api/live/", "/api/live/a/b", "/_stcore/health", "/api/liveX"]
     status, _, body = asgi_get(lane, "/api/live/no-such-token")
     assert status == 404 and json.loads(body)["gone"] and len(seen) == 6  # answered by the feed itself
+
+
+def test_the_budget_reads_what_a_config_says_it_needs_and_refuses_a_config_that_says_nothing():
+    """``estimate`` recognises no lesson: a config's own ``footprint()`` is the cost, and a config without one
+    is an error (it was once admitted as 1 MiB and no time, whatever it ran)."""
+    from dataclasses import dataclass
+
+    from autodiff_core.footprint import Footprint
+
+    @dataclass(frozen=True)
+    class Counted:
+        dtype: str = "float64"
+
+        def footprint(self) -> Footprint:
+            return Footprint(numbers=1000, flops=0.0, fixed_bytes=10, fixed_seconds=0.25, hint="Fewer.")
+
+    cost = runner.estimate(Counted())
+    assert (cost.memory, cost.step_seconds, cost.hint) == (8 * 1000 + 10, 0.25, "Fewer.")
+
+    class Silent:
+        pass
+
+    with pytest.raises(TypeError, match="footprint"):
+        runner.estimate(Silent())
