@@ -10,6 +10,7 @@ import streamlit as st
 
 if __name__ == "__main__":
     from studio.boot import warm_up
+    from studio.lessons import lessons
     from studio.offline_notice import offline_notice
     from studio.page import student_function_stopped
     from studio.presenter import presenter_toggle, sidebar_state
@@ -19,15 +20,8 @@ if __name__ == "__main__":
     st.set_page_config(page_title="Autograd Studio", page_icon="∂", layout="wide",
                        initial_sidebar_state=sidebar_state())
 
-    page = st.navigation([
-        st.Page("pages/home.py", title="Home", default=True),
-        st.Page("pages/custom_function.py", title="1 · Custom Function", url_path="custom_function"),
-        st.Page("pages/two_layer.py", title="2 · Two-layer net", url_path="two_layer"),
-        st.Page("pages/logistic.py", title="3 · Logistic regression", url_path="logistic"),
-        st.Page("pages/xray.py", title="4 · Autograd X-ray", url_path="xray"),
-        st.Page("pages/playground.py", title="5 · Classification playground", url_path="playground"),
-        st.Page("pages/write_function.py", title="6 · Write your own Function", url_path="write_function"),
-    ])
+    page = st.navigation([st.Page("pages/home.py", title="Home", default=True),
+                          *(st.Page(x.page, title=x.nav_title, url_path=x.key) for x in lessons())])
     sidebar()
     presenter_toggle()
     with st.sidebar:

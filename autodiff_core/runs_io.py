@@ -18,10 +18,6 @@ from importlib import metadata
 import numpy as np
 import torch
 
-from .logistic import LogisticConfig, LogisticSnapshot
-from .playground import PlaygroundConfig, PlaygroundSnapshot
-from .two_layer import TwoLayerConfig, TwoLayerSnapshot
-
 FORMAT = "autograd-studio-run/1"
 # What a run file may hold, checked before anything is built from it. The largest files the app saves
 # (tests/test_run_file_fuzz.py makes them) weigh under 1 MB: a lesson's run keeps at most 4,000 states
@@ -43,8 +39,20 @@ _SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate (from a \u escape
 _BRACKETS = np.zeros(256, np.int8)
 _BRACKETS[[ord("["), ord("{")]], _BRACKETS[[ord("]"), ord("}")]] = 1, -1
 _CHUNK = 1 << 20
-KINDS = {"two_layer": (TwoLayerConfig, TwoLayerSnapshot), "logistic": (LogisticConfig, LogisticSnapshot),
-         "playground": (PlaygroundConfig, PlaygroundSnapshot)}
+# The lessons with run files: lesson -> (its config class, its snapshot class). Each lesson registers its own
+# (studio/lessons.py does, for the app's); a script that writes run files of its own trainer registers it too.
+KINDS: dict[str, tuple[type, type]] = {}
+
+
+def register_kind(lesson: str, config_cls: type, snapshot_cls: type) -> None:
+    """Run files of ``lesson`` hold a ``config_cls`` (a frozen dataclass) and ``snapshot_cls`` states."""
+    if not (dataclasses.is_dataclass(config_cls) and dataclasses.is_dataclass(snapshot_cls)):
+        raise TypeError("A run file's config and snapshot are dataclasses.")
+    KINDS[lesson] = (config_cls, snapshot_cls)
+
+
+def unregister_kind(lesson: str) -> None:
+    KINDS.pop(lesson, None)
 
 
 def app_version() -> str:

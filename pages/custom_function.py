@@ -12,10 +12,10 @@ from autodiff_core.inspector import compare_to_reference, readable, rounded, tra
 from studio import presenter
 from studio.charts import plot
 from studio.inputs import parse_vector
+from studio.lessons import widget
 from studio.page import require_app
 from studio.presets import bind_lesson
 from studio.sidebar import current_settings
-from studio.state import init_state
 from studio.verdicts import show_gradcheck
 
 require_app()
@@ -27,19 +27,15 @@ presenter.intro(
     "was negative."
 )
 
-init_state({"cf_function": "ReLU", "cf_input": "-2, -1, -0.5, 0.5, 1, 2.5",
-            "cf_grad_output": "1, 1, 1, 1, 1, 1"})
 bind_lesson("custom_function")
 
 
 def custom_function_ui() -> tuple[str, list[float] | None, list[float] | None, str]:
     """Read the widgets; returns (Function name, input, grad_output, error message)."""
     c1, c2, c3 = st.columns([4, 3, 3])  # the Function's name in full: "BROKEN Tanh: derivative of the input"
-    name = c1.selectbox("Function", list(FUNCTIONS), key="cf_function",
-                        help="The tutorial's MyReLU first; the BROKEN ones hide a classic bug in backward.")
-    x, err = parse_vector(c2.text_input("Input x (comma-separated)", key="cf_input"), name="the input")
-    g, err_g = parse_vector(c3.text_input("grad_output fed into backward", key="cf_grad_output"),
-                            name="grad_output")
+    name = widget("cf_function", c1)
+    x, err = parse_vector(widget("cf_input", c2), name="the input")
+    g, err_g = parse_vector(widget("cf_grad_output", c3), name="grad_output")
     if x is not None and g is not None and len(g) != len(x):
         return name, x, None, (f"grad_output needs one number per input element: {len(x)}, "
                                f"not {len(g)}.")

@@ -11,13 +11,13 @@ from autodiff_core.logistic import logistic_data
 from studio import classroom, presenter
 from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
+from studio.lessons import widget
 from studio.live_chart import live_chart
 from studio.live_view import controls, current_run, live_section, status_text
 from studio.page import require_app
 from studio.presets import bind_lesson
 from studio.runner import LiveRun
 from studio.sidebar import current_settings
-from studio.state import init_state
 
 require_app()
 st.title("3 · Logistic regression with an nn.Module")
@@ -28,9 +28,6 @@ presenter.intro(
 )
 
 D = LogisticConfig()
-init_state({"lr_n": D.n_per_class, "lr_mean": D.mean, "lr_bias": D.bias, "lr_lr": D.learning_rate,
-            "lr_momentum": D.momentum, "lr_iters": D.max_iterations, "lr_every": D.record_every,
-            "lr_stop": D.stop_accuracy, "lr_forget": False})
 bind_lesson("logistic")
 
 
@@ -40,19 +37,11 @@ def overlapping_without_zero_grad() -> None:
 
 def logistic_ui() -> tuple[LogisticConfig | None, str]:
     """Read the widgets into a config, or return the reason there is none."""
-    c = st.columns(4)
-    c[0].number_input("Points per class", 1, 5_000, step=10, key="lr_n")
-    c[1].number_input("Cluster mean (±)", -10.0, 10.0, step=0.1, key="lr_mean")
-    c[2].number_input("Bias (shift of both)", -10.0, 10.0, step=0.5, key="lr_bias")
-    c[3].number_input("Learning rate", 1e-6, 1e6, format="%.4g", step=0.005, key="lr_lr")
-    c = st.columns(4)
-    c[0].number_input("Momentum", 0.0, 0.999, step=0.05, key="lr_momentum")
-    c[1].number_input("Max iterations", 1, 100_000, step=100, key="lr_iters")
-    c[2].number_input("Draw every", 1, 1_000, step=1, key="lr_every", help="Iterations between drawn states.")
-    c[3].number_input("Stop at accuracy >", 0.0, 1.0, step=0.01, key="lr_stop")
+    for row in (("lr_n", "lr_mean", "lr_bias", "lr_lr"), ("lr_momentum", "lr_iters", "lr_every", "lr_stop")):
+        for column, key in zip(st.columns(4), row, strict=True):
+            widget(key, column)
     c = st.columns([3, 2], vertical_alignment="center")
-    c[0].toggle("Forget `optimizer.zero_grad()` (the tutorial's bug)", key="lr_forget",
-                help="Gradients then pile up from step to step, and the weights grow many times larger.")
+    widget("lr_forget", c[0])
     c[1].button("Show where it hurts: overlapping clusters", key="lr_hurts", on_click=overlapping_without_zero_grad,
                 help="Cluster mean 1.0 without zero_grad(): the classes overlap, so some points are always "
                      "wrong, and the growing weights make the model certain of them.")
@@ -78,7 +67,7 @@ def start() -> LiveRun:
     return LiveRun("logistic", config, lambda: train_logistic(config), lambda s: s.iteration)
 
 
-controls("logistic", start if config else None, default_speed="50")
+controls("logistic", start if config else None)
 
 
 def draw(run: LiveRun | None) -> None:

@@ -9,9 +9,8 @@ from autodiff_core.features import ordered
 from autodiff_core.figures_gradflow import discretized, gradient_flow_figure, gradient_flow_live
 from autodiff_core.figures_network import network_figure, network_live_spec, network_live_state
 from autodiff_core.figures_playground import LIVE_WINDOW, playground_live_payload, playground_replay_figure, score_name
-from autodiff_core.functions import activation_names
 from autodiff_core.graph import to_dot
-from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, Playground, PlaygroundConfig, backward_problem
+from autodiff_core.playground import MAX_DEPTH, Playground, PlaygroundConfig, backward_problem
 from autodiff_core.playground_data import PLAYGROUND_DATASETS, is_regression, label_noise_note
 from autodiff_core.recording import every_step_then_sparser
 from autodiff_core.remote_runs import PlaygroundRun, land
@@ -22,24 +21,18 @@ from studio import classroom, presenter
 from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
 from studio.layer_widths import layer_widths
+from studio.lessons import FEATURE_KEYS, MAX_NEURONS, widget
 from studio.live_chart import live_chart
-from studio.live_view import SPEEDS, current_run, speed_value, status_text
+from studio.live_view import current_run, speed_value, status_text
 from studio.page import require_app
-from studio.presets import FEATURE_KEYS, L2_CHOICES, MAX_NEURONS, bind_lesson
+from studio.presets import bind_lesson
 from studio.runner import LiveRun, current_session_id
 from studio.sidebar import current_settings
-from studio.state import init_state
 from studio.weight_editor import CLICKABLE, weight_editor
 
 require_app()
 st.title("5 · Classification playground")
 D = PlaygroundConfig()
-init_state({"pg_dataset": D.dataset, "pg_noise": D.noise, "pg_n": D.n_per_class, "pg_test": D.test_fraction,
-            "pg_hidden": D.hidden, "pg_activation": D.activation,
-            "pg_optimizer": D.optimizer, "pg_lr": D.learning_rate, "pg_batch": D.batch_size, "pg_l2": D.l2,
-            "pg_l1": D.l1, "pg_show_test": True, "pg_discretize": False, "pg_slow": False, "pg_speed": "100",
-            **{key: name in D.features for name, key in FEATURE_KEYS.items()}})
-st.session_state.setdefault("pg_data_seed", 0)
 bind_lesson("playground")
 INTRO = ("A small network whose activation is a custom autograd Function (the tutorial's `MyReLU` by default) "
          "learns to separate two classes, 0 (orange) and 1 (blue). The background is the probability of class 1 at "
@@ -57,28 +50,19 @@ presenter.intro(REGRESSION_INTRO if regression_chosen else INTRO)
 def playground_ui() -> tuple[PlaygroundConfig | None, str]:
     """Read the widgets into a config, or return the reason there is none."""
     c = st.columns([2, 2, 2, 2, 1.3], vertical_alignment="bottom")
-    c[0].selectbox("Data", list(PLAYGROUND_DATASETS), key="pg_dataset")
-    c[1].slider("Noise", 0.0, 0.5, step=0.05, key="pg_noise", help="As in TF Playground: labels near the "
-                "boundary flip (clusters widen, spirals jitter).")
-    c[2].slider("Points per class", 10, 500, step=10, key="pg_n")
-    c[3].slider("Test fraction", 0.1, 0.5, step=0.05, key="pg_test")
+    for column, key in zip(c, ("pg_dataset", "pg_noise", "pg_n", "pg_test"), strict=False):
+        widget(key, column)
     if c[4].button("Regenerate", key="pg_regen", help="New random points from the same recipe."):
         st.session_state.pg_data_seed += 1
-    c = st.columns(len(FEATURE_KEYS))
-    for col, (name, key) in zip(c, FEATURE_KEYS.items(), strict=True):
-        col.checkbox(name, key=key, help=f"Feed the network the input feature {name}.")
+    for column, key in zip(st.columns(len(FEATURE_KEYS)), FEATURE_KEYS.values(), strict=True):
+        widget(key, column)
     hidden = layer_widths(MAX_DEPTH, MAX_NEURONS)
     c = st.columns([4, 3, 2, 2])  # the activation names are long ("BROKEN Tanh: derivative of the input")
-    c[0].selectbox("Activation", activation_names(), key="pg_activation")
-    c[1].selectbox("Optimizer", OPTIMIZERS, key="pg_optimizer")
-    c[2].number_input("Learning rate", 1e-5, 1e6, format="%.4g", step=0.01, key="pg_lr")
-    c[3].number_input("Batch size", 1, 1000, key="pg_batch")
+    for column, key in zip(c, ("pg_activation", "pg_optimizer", "pg_lr", "pg_batch"), strict=True):
+        widget(key, column)
     c = st.columns([3, 3, 2.2, 2.6], vertical_alignment="bottom")  # room for "Discretize output"
-    c[0].select_slider("L2 (weight decay)", L2_CHOICES, key="pg_l2")
-    c[1].select_slider("L1", L2_CHOICES, key="pg_l1",
-                       help="Pulls every weight towards 0 by the same amount: many end at exactly 0.")
-    c[2].toggle("Show test data", key="pg_show_test")
-    c[3].toggle("Discretize output", key="pg_discretize", help="Colour each point by the class the network picks.")
+    for column, key in zip(c, ("pg_l2", "pg_l1", "pg_show_test", "pg_discretize"), strict=True):
+        widget(key, column)
     ss, run = st.session_state, current_settings()
     try:
         config = PlaygroundConfig(
@@ -183,7 +167,7 @@ elif not presenter.presenting() and (note := label_noise_note(config.dataset, (p
     st.caption(note)  # why train and test losses differ so: the flipped labels are not shared out evenly
 
 c = st.columns([1, 1, 1, 1, 4], vertical_alignment="bottom")
-c[4].select_slider("Speed (steps per second)", SPEEDS, key="pg_speed")
+widget("pg_speed", c[4])
 speed = speed_value(st.session_state.pg_speed)
 running = _running()
 if c[0].button("Play", key="pg_play", type="primary", disabled=running, width="stretch"):
@@ -203,8 +187,7 @@ if c[3].button("Reset", key="pg_reset", width="stretch", help="Back to step 0, s
     st.session_state.pop("playground_run", None)
 if (run := current_run("playground")) is not None:
     run.set_speed(speed)
-st.toggle("Slow motion", key="pg_slow", help="Each Step then shows its forward values, loss, the gradients "
-          "flowing back through the Function's backward (with its ctx), and the update.")
+widget("pg_slow")
 
 
 def drawn(points, y) -> tuple:

@@ -6,15 +6,14 @@ import streamlit as st
 
 from autodiff_core import TwoLayerConfig, train_two_layer
 from autodiff_core.figures import two_layer_live_payload
-from autodiff_core.functions import activation_names
 from studio import classroom, presenter
+from studio.lessons import widget
 from studio.live_chart import live_chart
 from studio.live_view import controls, current_run, live_section, status_text
 from studio.page import require_app
 from studio.presets import bind_lesson
 from studio.runner import LiveRun
 from studio.sidebar import current_settings
-from studio.state import init_state
 
 require_app()
 st.title("2 · A two-layer net trained with MyReLU")
@@ -25,24 +24,15 @@ presenter.intro(
 )
 
 DEFAULTS = TwoLayerConfig()
-init_state({"tl_N": DEFAULTS.N, "tl_D_in": DEFAULTS.D_in, "tl_H": DEFAULTS.H, "tl_D_out": DEFAULTS.D_out,
-            "tl_lr": DEFAULTS.learning_rate, "tl_steps": DEFAULTS.steps, "tl_activation": DEFAULTS.activation})
 bind_lesson("two_layer")
 
 
 def two_layer_ui() -> tuple[TwoLayerConfig | None, str]:
     """Read the widgets into a config, or return the reason there is none."""
-    c = st.columns(4)
-    c[0].number_input("N (batch)", 1, 10_000, step=16, key="tl_N")
-    c[1].number_input("D_in", 1, 20_000, step=100, key="tl_D_in")
-    c[2].number_input("H (hidden)", 1, 5_000, step=10, key="tl_H")
-    c[3].number_input("D_out", 1, 1_000, step=1, key="tl_D_out")
-    c = st.columns(3)
-    c[0].number_input("Learning rate", min_value=1e-12, max_value=1e6, format="%.2e", step=1e-7, key="tl_lr",
-                      help="The tutorial uses 1e-6. Try 1e-4 to see training diverge.")
-    c[1].number_input("Steps", 1, 100_000, step=100, key="tl_steps")
-    c[2].selectbox("ReLU implementation", activation_names(), key="tl_activation",
-                   help="'ReLU' is the tutorial's MyReLU; 'torch.relu' is PyTorch's own.")
+    for column, key in zip(st.columns(4), ("tl_N", "tl_D_in", "tl_H", "tl_D_out"), strict=True):
+        widget(key, column)
+    for column, key in zip(st.columns(3), ("tl_lr", "tl_steps", "tl_activation"), strict=True):
+        widget(key, column)
     ss, run = st.session_state, current_settings()
     try:
         config = TwoLayerConfig(
@@ -65,7 +55,7 @@ def start() -> LiveRun:
                    remote=lambda worker: worker.train(train_two_layer, config))
 
 
-controls("two_layer", start if config else None, default_speed="100", unit="steps")
+controls("two_layer", start if config else None)
 
 
 def payload(run: LiveRun | None) -> dict:

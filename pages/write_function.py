@@ -11,6 +11,7 @@ from autodiff_core.judge import check, run_checks
 from autodiff_core.sandbox import shared_sandbox
 from autodiff_core.student import CTX_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
 from studio.charts import plot
+from studio.lessons import widget
 from studio.page import require_app
 from studio.presets import bind_lesson
 from studio.runner import current_session_id
@@ -28,7 +29,7 @@ st.markdown("Fill in `forward` and `backward`, then press **Apply** under the ed
             "text box). That runs `torch.autograd.gradcheck` on your Function in "
             "float64 and compares your forward with PyTorch's own op. Your code runs in a sandbox, with a "
             "limit on time and memory.")
-init_state({"wf_challenge": "relu", "wf_plain": st_ace is None})
+init_state({"wf_plain": st_ace is None})
 bind_lesson("write_function")  # ?wf_challenge=tanh opens that challenge; a bad value warns and leaves the URL
 ss = st.session_state
 for name in ("wf_sources", "wf_verdicts", "wf_checked", "wf_versions", "wf_offered"):  # per challenge
@@ -49,7 +50,7 @@ def plain(text: str) -> str:
 def challenge_ui():
     """The challenge picker; returns the challenge."""
     c = st.columns([3, 1], vertical_alignment="bottom")
-    c[0].selectbox("Challenge", list(CHALLENGES), key="wf_challenge", format_func=lambda k: CHALLENGES[k].title)
+    widget("wf_challenge", c[0], format_func=lambda k: CHALLENGES[k].title)
     c[1].toggle("Plain text box", key="wf_plain", disabled=st_ace is None,
                 help="A simple text box instead of the code editor.")
     return CHALLENGES[ss.wf_challenge]

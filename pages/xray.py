@@ -5,7 +5,7 @@ import inspect
 import streamlit as st
 import torch
 
-from autodiff_core import FUNCTIONS, LogisticConfig, TwoLayerConfig, gradcheck_report, resolve_dtype
+from autodiff_core import LogisticConfig, TwoLayerConfig, gradcheck_report, resolve_dtype
 from autodiff_core.compare import custom_vs_builtin, manual_vs_optim_sgd, zero_grad_comparison
 from autodiff_core.figures_xray import jacobian_figure, panels, relu_compare_figure, sgd_figure, zero_grad_figure
 from autodiff_core.functions import MyReLU, MyReLUModern
@@ -15,19 +15,16 @@ from autodiff_core.logistic import logistic_data
 from studio import presenter
 from studio.charts import plot
 from studio.inputs import parse_vector
+from studio.lessons import ZG_DATA, widget
 from studio.page import require_app
 from studio.presets import bind_lesson
 from studio.sidebar import current_settings
-from studio.state import init_state
 from studio.verdicts import show_gradcheck
 
 require_app()
 st.title("4 · Autograd X-ray")
 presenter.intro("What PyTorch does between `loss.backward()` and the updated weights, shown on the lessons' own runs.")
-ZG_DATA = ("Overlapping clusters (mean 1.0)", "The tutorial's clusters (mean 1.7)")
 ZG_MEANS = dict(zip(ZG_DATA, (1.0, 1.7), strict=True))
-init_state({"xr_net": "Two-layer net", "xr_backward": True, "xr_fn": "BROKEN ReLU: comparison flipped",
-            "xr_points": "-1.5, -0.4, 0.3, 1.2, 2", "xr_float64": True, "xr_zg_data": ZG_DATA[0]})
 settings = current_settings()
 bind_lesson("xray")
 with presenter.settings_box("xray"):
@@ -92,8 +89,8 @@ tabs = st.tabs(["Graph", "ctx inspector", "Gradcheck lab", "zero_grad()", "Manua
 
 with tabs[0]:
     c1, c2 = st.columns([2, 1])
-    net = c1.radio("Network", ["Two-layer net", "Logistic regression"], key="xr_net", horizontal=True)
-    backward = c2.toggle("Run backward", key="xr_backward")
+    net = widget("xr_net", c1, horizontal=True)
+    backward = widget("xr_backward", c2)
     graph, which = net_graph(net, backward)
     custom = [n.label for n in graph.nodes if n.kind == "custom"]
     st.caption(
@@ -137,10 +134,9 @@ with tabs[2]:
     st.caption("gradcheck compares your backward (analytical Jacobian) with finite differences of forward "
                "(numerical Jacobian). Put a point at 0 to see why the kink misleads it, or switch to float32.")
     c1, c2, c3 = st.columns([3, 3, 1])
-    name = c1.selectbox("Function", list(FUNCTIONS), key="xr_fn")
-    points, problem = parse_vector(c2.text_input("Points to check", key="xr_points"), name="the points",
-                                   max_values=16)
-    use64 = c3.toggle("float64", key="xr_float64")
+    name = widget("xr_fn", c1)
+    points, problem = parse_vector(widget("xr_points", c2), name="the points", max_values=16)
+    use64 = widget("xr_float64", c3)
     if problem:
         st.error(problem)
     else:
@@ -154,8 +150,7 @@ with tabs[3]:
     st.caption("The tutorial's logistic regression with and without `optimizer.zero_grad()`, same data, same start. "
                "`backward()` *adds* into `.grad`, so without zeroing, every step's gradient piles onto all the "
                "earlier ones and the weights grow many times larger.")
-    data = st.radio("Data", ZG_DATA, key="xr_zg_data", horizontal=True,
-                    help="Far-apart clusters forgive oversized steps; overlapping ones do not.")
+    data = widget("xr_zg_data", horizontal=True)
     config = LogisticConfig(mean=ZG_MEANS[data], record_every=1, device=settings.device, dtype=settings.dtype)
     right, forgot = cached_zero_grad(config)
     points = logistic_data(config)

@@ -20,6 +20,7 @@ from autodiff_core.figures_classroom import (
 )
 from autodiff_core.runs_io import MAX_JSON_BYTES, from_json, run_record, standalone_html, to_csv, to_json
 
+from .lessons import SETTINGS
 from .links import echo
 from .png_button import png_button
 from .runner import LiveRun
@@ -124,7 +125,7 @@ def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
     ``live_png``: a PNG button for the live chart (a lesson whose finished view is a ``charts.plot`` figure
     has the camera in that figure's toolbar instead)."""
     from .charts import plot
-    from .presets import SETTINGS, sync_url
+    from .presets import sync_url
 
     if lesson in SETTINGS:
         sync_url(lesson)  # a button that changed a setting mid-run (Regenerate) reaches the address bar

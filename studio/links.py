@@ -22,8 +22,6 @@ from typing import Any
 
 import streamlit as st
 
-from .labels import label
-
 ECHO = 40  # characters of a URL value that a message shows back
 MAX_TEXT = 200  # longest free-text value a link may set (longer ones fall back)
 _INT = re.compile(r"[+-]?[0-9]{1,12}")  # ASCII digits only: '²' and '٣' are not numbers here
@@ -46,9 +44,34 @@ class Setting:
     lo: float | None = None
     hi: float | None = None
     choices: tuple | None = None
-    short: str = ""
+    label: str = ""  # what its widget shows, and what a warning about a link names ("Learning rate", not lr_lr)
     pattern: str | None = None  # free text or a number: the whole value must match this (ASCII) regular expression
     items: int = 0  # a tuple: at most this many numbers
+    # How its widget is drawn (``draw``): a number_input, slider, select_slider, selectbox, radio, toggle, checkbox
+    # or text_input ("" picks by kind: a toggle, a selectbox or select_slider of the choices, a text box, a number)
+    widget: str = ""
+    step: float | None = None
+    fmt: str | None = None  # a number_input's format, e.g. "%.2e"
+    help: str = ""
+
+    def options(self) -> list:
+        """What a choice widget offers now (a setting whose choices change per session says so itself)."""
+        return list(self.choices or ())
+
+    def draw(self, where: Any = st, **extra: Any) -> Any:
+        """Its widget, in ``where`` (``st``, a column or the sidebar), from this declaration alone: label,
+        bounds, step, format, help and key. ``extra`` passes on (``on_change``, ``disabled``, ``horizontal``...)."""
+        kind = self.widget or ("toggle" if self.kind is bool else "text_input" if self.kind is str and not self.choices
+                               else "selectbox" if self.kind is str else "select_slider" if self.choices
+                               else "number_input")
+        kw = {"key": self.key, "help": self.help or None, **extra}
+        if kind in ("number_input", "slider"):
+            step = {} if self.step is None else {"step": self.step}
+            fmt = {} if self.fmt is None else {"format": self.fmt}
+            return getattr(where, kind)(self.label, self.lo, self.hi, **step, **fmt, **kw)
+        if kind in ("selectbox", "select_slider", "radio"):
+            return getattr(where, kind)(self.label, self.options(), **kw)
+        return getattr(where, kind)(self.label, **kw)
 
     def parse(self, text: str) -> tuple[Any, str]:
         """``(value, "")`` or ``(None, why)``: why the text is not a value of this setting (``(None, "")``: the
@@ -147,7 +170,7 @@ def _param(setting: Setting, values: list[str] | None, notes: list[str]) -> Any:
     """The value of one parameter (its last), or None, with a note when it falls back or repeats."""
     if not values:
         return None
-    key, name = setting.key, label(setting.key)  # the label a teacher sees, then the parameter to mend
+    key, name = setting.key, setting.label or setting.key  # the label a teacher sees, then the parameter to mend
     value, why = setting.parse(values[-1])
     repeat = f" (the link gives {key} {len(values)} times; the last one counts)" if len(set(values)) > 1 else ""
     if value is None and why:

@@ -12,10 +12,10 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from . import lessons
 from .runner import LiveRun, current_session_id
-from .state import init_state
 
-SPEEDS = ["1", "2", "5", "10", "20", "50", "100", "200", "500", "1000", "2000", "max"]
+SPEEDS = lessons.SPEEDS
 
 
 def _key(lesson: str) -> str:
@@ -30,15 +30,13 @@ def speed_value(text: str) -> float | None:
     return None if text == "max" else float(text)
 
 
-def controls(lesson: str, start: Callable[[], LiveRun] | None, *, default_speed: str = "100",
-             unit: str = "iterations") -> LiveRun | None:
-    """Train and Stop buttons and the speed slider. ``start`` is None when the settings are invalid."""
-    init_state({f"{lesson}_speed": default_speed})
+def controls(lesson: str, start: Callable[[], LiveRun] | None) -> LiveRun | None:
+    """Train and Stop buttons and the speed slider (the lesson's setting ``<lesson>_speed``). ``start`` is None
+    when the settings are invalid."""
     run = current_run(lesson)
     running = run is not None and run.running
     c1, c2, c3 = st.columns([1, 1, 3], vertical_alignment="bottom")
-    c3.select_slider(f"Speed ({unit} per second)", SPEEDS, key=f"{lesson}_speed",
-                     help="Slow it down so a class can follow; 'max' runs as fast as the engine.")
+    lessons.widget(f"{lesson}_speed", c3)
     speed = speed_value(st.session_state[f"{lesson}_speed"])
     if c1.button("Train", key=f"{lesson}_train", type="primary", disabled=start is None,
                  width="stretch"):

@@ -27,7 +27,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from autodiff_core.challenges import CHALLENGES, Challenge
-from autodiff_core.functions import set_student_scope
+from autodiff_core.functions import activation_names, set_student_scope
 from autodiff_core.judge import check
 from autodiff_core.remote import StudentActivation
 from autodiff_core.student import MAX_CHARS, Refused, validate
@@ -129,6 +129,9 @@ def unpack(text: str) -> str:
 class ActivationSetting(Setting):
     """Lessons 2 and 5's activation: one of the built-in choices, or a Function from lesson 6 with its code.
     Code from a link is validated (read, never run) and waits for consent (``link_consent``)."""
+
+    def options(self) -> list:
+        return activation_names()  # the built-in choices, then this session's own Functions from lesson 6
 
     def parse(self, text: str) -> tuple[Any, str]:
         if not text.startswith(PREFIX):

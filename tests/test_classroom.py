@@ -15,11 +15,11 @@ from autodiff_core.playground import Playground, PlaygroundConfig
 from autodiff_core.playground_data import PLAYGROUND_DATASETS, is_regression
 from autodiff_core.runs_io import from_json, run_record, standalone_html, to_csv, to_json
 from autodiff_core.theme import CLASS_COLORS, OKABE_ITO, present_layout, recolor
+from studio import lessons
+from studio.lessons import PRESETS, SETTINGS
 from studio.links import ECHO, Setting, preset_values, read_params, slug
-from studio.presets import PRESETS, SETTINGS
 
-LR = Setting("lr_lr", float, 0.01, 1e-6, 1e6)
-N = Setting("lr_n", int, 100, 1, 5000)
+LR, N = (lessons.lesson("logistic").setting(key) for key in ("lr_lr", "lr_n"))  # as lesson 3 declares them
 
 
 @pytest.mark.parametrize("text", ["²", "٣", "1e400", "nan", "inf", "0x10", "1_000", " 5", "5 ", "", "+-1", "9" * 70])

@@ -1,15 +1,14 @@
 """A warning about a link names the setting by the label a teacher sees beside its widget ("Learning rate"),
-then the parameter to mend in the link (``lr_lr``); every linked setting has one, the one its page draws."""
+then the parameter to mend in the link (``lr_lr``). Each widget is drawn from its setting's declaration
+(``studio/lessons.py``): the label, bounds and help a page shows are the declared ones."""
 
 from __future__ import annotations
 
 import pytest
 
-from studio.labels import LABELS, label
+from studio.lessons import LEGACY, SETTINGS, label, lessons
 from studio.links import read_params
-from studio.presets import LEGACY, SETTINGS
 
-PAGES = {lesson: f"pages/{lesson}.py" for lesson in SETTINGS}
 WIDGETS = ("number_input", "selectbox", "slider", "select_slider", "toggle", "checkbox", "text_input", "radio")
 
 
@@ -23,19 +22,26 @@ def test_a_bad_value_is_named_by_its_label_then_its_parameter():
 
 
 def test_every_linked_setting_has_a_label():
-    keys = {s.key for settings in SETTINGS.values() for s in settings}
-    keys |= {s.key for legacy in LEGACY.values() for old in legacy for s in old.settings}
-    assert keys <= set(LABELS), keys - set(LABELS)
+    unlabelled = [s.key for settings in SETTINGS.values() for s in settings if not s.label]
+    unlabelled += [s.key for legacy in LEGACY.values() for old in legacy for s in old.settings if not s.label]
+    assert not unlabelled
+    assert label("lr_lr") == "Learning rate" and label("pg_width") == "Neurons per layer"
     assert label("not_a_setting") == "not_a_setting"
 
 
-@pytest.mark.parametrize("lesson", list(SETTINGS))
-def test_each_label_is_the_one_the_page_draws(app, lesson):
-    at = app.switch_page(PAGES[lesson]).run()
-    drawn = {w.key: w.label for kind in WIDGETS for w in at.get(kind) if w.key in LABELS}
-    wanted = {s.key: LABELS[s.key] for s in SETTINGS[lesson] if s.key in drawn}
-    assert drawn and {k: drawn[k] for k in wanted} == wanted
-    assert len(wanted) >= len(SETTINGS[lesson]) - 2  # at most the data seed and the layer widths lack one
+@pytest.mark.parametrize("lesson", [x.key for x in lessons()])
+def test_each_widget_is_the_declared_one(app, lesson):
+    """Label, bounds and help as declared, for every setting the page draws as one widget."""
+    at = app.switch_page(f"pages/{lesson}.py").run()
+    declared = {s.key: s for s in SETTINGS[lesson]}
+    drawn = {w.key: w for kind in WIDGETS for w in at.get(kind) if w.key in declared}
+    assert len(drawn) >= len(declared) - 2  # the data seed (Regenerate) and the layer widths have no widget
+    for key, w in drawn.items():
+        s = declared[key]
+        assert w.label == s.label, key
+        assert (w.help or "") == s.help, key
+        if s.lo is not None and s.choices is None and s.kind is not tuple:
+            assert (w.min, w.max) == (s.lo, s.hi), key
 
 
 def test_the_page_warns_with_the_label(new_app):

@@ -3,8 +3,8 @@ warning for a bad value, and links made before it (``pg_layers``, ``pg_width``) 
 
 import pytest
 
+from studio.lessons import LEGACY, PRESETS, SETTINGS
 from studio.links import read_params
-from studio.presets import LEGACY, PRESETS, SETTINGS
 
 PG = SETTINGS["playground"]
 [HIDDEN] = [s for s in PG if s.key == "pg_hidden"]

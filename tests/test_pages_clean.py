@@ -5,8 +5,9 @@ import pytest
 from streamlit import config
 from streamlit.testing.v1.util import patch_config_options
 
-PAGES = ["pages/home.py", "pages/custom_function.py", "pages/two_layer.py", "pages/logistic.py",
-         "pages/xray.py", "pages/playground.py"]
+from studio.lessons import lessons
+
+PAGES = ["pages/home.py", *(x.page for x in lessons())]
 
 
 def elements(node):

@@ -9,12 +9,11 @@ import math
 import pytest
 from conftest import wait_for_run
 
+from studio.lessons import PRESETS, SETTINGS, lessons
 from studio.links import preset_values, slug
-from studio.presets import PRESETS, SETTINGS
 
-WIRED = ["custom_function", "two_layer", "logistic", "xray", "playground"]
-PAGES = {"custom_function": "pages/custom_function.py", "two_layer": "pages/two_layer.py",
-         "logistic": "pages/logistic.py", "xray": "pages/xray.py", "playground": "pages/playground.py"}
+PAGES = {x.key: x.page for x in lessons()}
+WITH_PRESETS = [x.key for x in lessons() if x.presets]  # lesson 6 has none: its challenge is the whole setting
 
 
 def open_preset(new_app, lesson: str, name: str, **params):
@@ -82,7 +81,6 @@ def test_lesson2_presets(new_app):
         finals["torch.relu instead of MyReLU"][2] < first / 1e6  # trains just as well
 
 
-@pytest.mark.skipif("logistic" not in WIRED, reason="lesson 3's page is not bound to the URL yet")
 def test_lesson3_presets(new_app):
     ends = {}
     for name in PRESETS["logistic"]:
@@ -101,7 +99,6 @@ def test_lesson3_presets(new_app):
     assert not overlap.stopped and overlap.accuracy < 0.8  # no line separates them
 
 
-@pytest.mark.skipif("playground" not in WIRED, reason="lesson 5's page is not bound to the URL yet")
 def test_lesson5_presets(new_app):
     from autodiff_core.playground import Playground
 
@@ -123,7 +120,7 @@ def test_lesson5_presets(new_app):
 
 
 
-@pytest.mark.parametrize("lesson", WIRED)
+@pytest.mark.parametrize("lesson", WITH_PRESETS)
 def test_every_setting_is_in_the_address_bar_and_a_link_sets_every_widget(new_app, lesson):
     """Both ways: the page writes each setting to the URL; a URL with the last preset's values sets them all."""
     settings = SETTINGS[lesson]
@@ -144,7 +141,7 @@ def test_every_setting_is_in_the_address_bar_and_a_link_sets_every_widget(new_ap
     assert at.session_state[f"{lesson}_preset"] == name
 
 
-@pytest.mark.parametrize("lesson", WIRED)
+@pytest.mark.parametrize("lesson", list(PAGES))
 def test_hostile_values_for_a_lessons_settings_fall_back_with_a_warning(new_app, lesson):
     settings = SETTINGS[lesson]
     at = new_app()
@@ -160,7 +157,7 @@ def test_hostile_values_for_a_lessons_settings_fall_back_with_a_warning(new_app,
     assert "](http" not in warned.replace("`[click](http://evil.example/x) ", "")  # only inside code spans
 
 
-@pytest.mark.parametrize("lesson", WIRED)
+@pytest.mark.parametrize("lesson", list(PAGES))
 @pytest.mark.parametrize("end", ["lo", "hi"])
 def test_a_link_at_the_ends_of_every_range_fits_the_widgets(new_app, lesson, end):
     """The settings' bounds are the widgets' bounds: a link at either end sets the widget, and no widget

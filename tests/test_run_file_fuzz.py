@@ -20,7 +20,7 @@ from autodiff_core.features import FEATURES
 from autodiff_core.playground import MAX_DEPTH, Playground, PlaygroundConfig
 from autodiff_core.runs_io import from_json, run_record, to_json
 from studio import classroom, runner
-from studio.presets import MAX_NEURONS
+from studio.lessons import MAX_NEURONS
 from tests.test_classroom import _same
 
 MD = ("**bold**", "[x](http://evil.example)", "![i](http://evil.example/i.png)", "<img src=x onerror=alert(1)>")

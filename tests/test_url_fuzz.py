@@ -8,11 +8,12 @@ import urllib.parse
 
 import pytest
 
+from studio.lessons import lessons
+
 EVIL = "evil.example"
 BIG = "A" * 100_000
-PAGES = ["home", "custom_function", "two_layer", "logistic", "xray", "playground", "write_function"]
-TITLES = {"home": "Autograd Studio", "custom_function": "1 ·", "two_layer": "2 ·", "logistic": "3 ·",
-          "xray": "4 ·", "playground": "5 ·", "write_function": "6 ·"}
+PAGES = ["home", *(x.key for x in lessons())]
+TITLES = {"home": "Autograd Studio", **{x.key: f"{x.number} ·" for x in lessons()}}
 
 
 def q(**params) -> str:
