@@ -114,6 +114,7 @@ def test_every_third_party_import_is_pinned_and_locked():
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 imported.add(node.module.split(".")[0])
     local = {p.name for p in ROOT.iterdir() if p.is_dir()} | {p.stem for p in ROOT.rglob("*.py")}
+    local |= {p.parent.name for p in ROOT.rglob("__init__.py")}  # packages of the repo's own (tests/toy_lesson)
     distributions = importlib.metadata.packages_distributions()
     for module in sorted(imported - set(sys.stdlib_module_names) - local):
         dists = {re.sub(r"[-_.]+", "-", d).lower() for d in distributions.get(module, [module])}
