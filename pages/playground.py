@@ -11,11 +11,11 @@ from autodiff_core.figures.network import network_figure, network_live_spec, net
 from autodiff_core.figures.playground import LIVE_WINDOW, playground_live_payload, playground_replay_figure, score_name
 from autodiff_core.figures.theme import PRESENT_FONT, present_layout
 from autodiff_core.functions import activation_names
+from autodiff_core.grading.remote_runs import PlaygroundRun, land
 from autodiff_core.graph import to_dot
 from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, Playground, PlaygroundConfig, backward_problem
 from autodiff_core.playground_data import PLAYGROUND_DATASETS, is_regression, label_noise_note
 from autodiff_core.recording import every_step_then_sparser
-from autodiff_core.remote_runs import PlaygroundRun, land
 from autodiff_core.script_export import export_script, exportable
 from autodiff_core.slow_step import UNITS, forward_backward_table, function_table, slow_step, update_table
 from studio import classroom, presenter

@@ -12,9 +12,9 @@ Playground's ``networkShape`` ("4,2"), which its "Hidden layers" and per-layer w
 from __future__ import annotations
 
 from autodiff_core import FUNCTIONS, LogisticConfig, TwoLayerConfig
-from autodiff_core.challenges import CHALLENGES
 from autodiff_core.features import DEFAULT_FEATURES, FEATURES
 from autodiff_core.functions import activation_names
+from autodiff_core.grading.challenges import CHALLENGES
 from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, PlaygroundConfig
 from autodiff_core.playground_data import PLAYGROUND_DATASETS
 
