@@ -1,6 +1,6 @@
 """What TF Playground draws as its network: each neuron's output over the plane, and every weight and bias.
 
-Computed from a ``Playground`` in one forward pass over a coarse grid; ``figures_network`` draws it, and the
+Computed from a ``Playground`` in one forward pass over a coarse grid; ``figures.network`` draws it, and the
 live chart paints it while a run goes (``ParamTap`` copies the weights of a few of the run's states for that).
 """
 

@@ -360,7 +360,7 @@ def get_activation(name: str) -> Callable[[torch.Tensor], torch.Tensor]:
 
 # ---- Functions students wrote in lesson 6 ----
 # They are not kept here: each browser session holds its own (studio/student_functions.py), as callables that
-# compute in a sandboxed worker (remote.py). ``set_student_scope`` tells the engine where the caller's are; a
+# compute in a sandboxed worker (grading/remote.py). ``set_student_scope`` tells the engine where the caller's are; a
 # training thread, which has no session, is handed its run's with ``bind_student_activations``.
 
 _scope: Callable[[], Mapping[str, Callable]] = dict  # the caller's Functions, name -> callable

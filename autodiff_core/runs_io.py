@@ -1,7 +1,8 @@
 """A finished run as files: CSV (one row per recorded state), JSON (config, snapshots, versions) that loads
-back into the same config and snapshots, and the replay as one standalone HTML file that needs no network.
+back into the same config and snapshots. The replay as one standalone HTML file that needs no network is
+``figures.classroom.standalone_html``.
 
-Engine side: torch, numpy and plotly (for the HTML) only, never streamlit.
+Engine side: torch and numpy only, never plotly or streamlit.
 """
 
 from __future__ import annotations
@@ -352,17 +353,3 @@ def from_json(text: str | bytes) -> tuple[str, object, list, dict]:
         raise ValueError(f"This run file's states do not fit lesson {lesson}: {_sentence(exc)}") from None
     return lesson, config, snaps, record
 
-
-def standalone_html(fig, title: str) -> str:
-    """The figure as one HTML file with plotly.js inside it: it plays with no network at all."""
-    import html
-
-    import plotly.io as pio
-
-    from .theme import recolor
-
-    spec = recolor(fig.to_plotly_json())  # the app's palette, as the chart on screen
-    body = pio.to_html(spec, include_plotlyjs=True, full_html=False, auto_play=False, div_id="replay",
-                       config={"displaylogo": False, "responsive": True})
-    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title></head>"
-            f"<body style=\"margin:0;font-family:sans-serif\">{body}</body></html>\n")

@@ -27,14 +27,14 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 import torch  # noqa: E402
 
 from autodiff_core import TwoLayerConfig, train_two_layer  # noqa: E402
-from autodiff_core.challenges import CHALLENGES  # noqa: E402
 from autodiff_core.functions import bind_student_activations  # noqa: E402
+from autodiff_core.grading.challenges import CHALLENGES  # noqa: E402
+from autodiff_core.grading.remote import StudentActivation  # noqa: E402
+from autodiff_core.grading.remote_runs import PlaygroundRun, land  # noqa: E402
+from autodiff_core.grading.sandbox import Limits  # noqa: E402
+from autodiff_core.grading.validator import load  # noqa: E402
 from autodiff_core.playground import Playground, PlaygroundConfig  # noqa: E402
 from autodiff_core.recording import every_step_then_sparser  # noqa: E402
-from autodiff_core.remote import StudentActivation  # noqa: E402
-from autodiff_core.remote_runs import PlaygroundRun, land  # noqa: E402
-from autodiff_core.sandbox import Limits  # noqa: E402
-from autodiff_core.student import load  # noqa: E402
 
 NAME = "yours: ReLU (bench)"
 SOURCE = CHALLENGES["relu"].solution

@@ -16,10 +16,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from test_student_validator import HOSTILE  # noqa: E402
 
-from autodiff_core.challenges import CHALLENGES  # noqa: E402
-from autodiff_core.judge import check, judge  # noqa: E402
-from autodiff_core.sandbox import Sandbox  # noqa: E402
-from autodiff_core.student import Refused, validate  # noqa: E402
+from autodiff_core.grading.challenges import CHALLENGES  # noqa: E402
+from autodiff_core.grading.judge import check, judge  # noqa: E402
+from autodiff_core.grading.sandbox import Sandbox  # noqa: E402
+from autodiff_core.grading.validator import Refused, validate  # noqa: E402
 
 
 def refusal_times() -> list[tuple[float, str]]:

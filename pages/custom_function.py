@@ -7,7 +7,7 @@ import streamlit as st
 import torch
 
 from autodiff_core import FUNCTIONS, gradcheck_report, resolve_dtype
-from autodiff_core.figures_function import function_panels
+from autodiff_core.figures.function import function_panels
 from autodiff_core.inspector import compare_to_reference, readable, rounded, trace_function
 from studio import presenter
 from studio.charts import plot

@@ -5,11 +5,11 @@ import re
 
 import streamlit as st
 
-from autodiff_core.challenges import CHALLENGES, format_solved, parse_solved
-from autodiff_core.figures_student import curve_figure, jacobians_figure
-from autodiff_core.judge import check, run_checks
-from autodiff_core.sandbox import shared_sandbox
-from autodiff_core.student import CTX_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
+from autodiff_core.figures.student import curve_figure, jacobians_figure
+from autodiff_core.grading.challenges import CHALLENGES, format_solved, parse_solved
+from autodiff_core.grading.judge import check, run_checks
+from autodiff_core.grading.sandbox import shared_sandbox
+from autodiff_core.grading.validator import CTX_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
 from studio.charts import plot
 from studio.lessons import widget
 from studio.page import require_app

@@ -7,7 +7,7 @@ import torch
 
 from autodiff_core import LogisticConfig, TwoLayerConfig, gradcheck_report, resolve_dtype
 from autodiff_core.compare import custom_vs_builtin, manual_vs_optim_sgd, zero_grad_comparison
-from autodiff_core.figures_xray import jacobian_figure, panels, relu_compare_figure, sgd_figure, zero_grad_figure
+from autodiff_core.figures.xray import jacobian_figure, panels, relu_compare_figure, sgd_figure, zero_grad_figure
 from autodiff_core.functions import MyReLU, MyReLUModern
 from autodiff_core.graph import FONTSIZE, logistic_graph, tensor_kinds, to_dot, two_layer_graph
 from autodiff_core.inspector import inspector_table, trace_function

@@ -91,7 +91,7 @@ def lesson5(page) -> str:
 
 
 def lesson6(page) -> str:
-    from autodiff_core.challenges import CHALLENGES
+    from autodiff_core.grading.challenges import CHALLENGES
 
     wrong = CHALLENGES["relu"].solution.replace("grad_input = grad_output.clone()",
                                                 "grad_input = torch.ones_like(input)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from autodiff_core.theme import recolor
+from autodiff_core.figures.theme import recolor
 
 # The camera button saves the chart at the projector's size, whatever the window's.
 PLOT_CONFIG = {"displaylogo": False, "responsive": True,

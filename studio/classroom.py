@@ -9,7 +9,7 @@ import re
 
 import streamlit as st
 
-from autodiff_core.figures_classroom import (
+from autodiff_core.figures.classroom import (
     boundary_range,
     difference_label,
     fit_ghosts,
@@ -17,8 +17,9 @@ from autodiff_core.figures_classroom import (
     ghost_traces,
     replay_figure,
     show_ghost_legend,
+    standalone_html,
 )
-from autodiff_core.runs_io import MAX_JSON_BYTES, from_json, run_record, standalone_html, to_csv, to_json
+from autodiff_core.runs_io import MAX_JSON_BYTES, from_json, run_record, to_csv, to_json
 
 from .lessons import SETTINGS
 from .links import echo

@@ -199,8 +199,8 @@ function paint(root, state, data) {
   Object.assign(root.dataset, { run: data.run, painted: state.seq, step: state.step, paints: s.paints });
 }
 
-// ---- the network diagram (lesson 5): figures_network.network_live_spec and network_live_state ----
-const TILE = 1.0, GAP_X = 2.2, GAP_Y = 1.35;  // as autodiff_core/figures_network.py draws it
+// ---- the network diagram (lesson 5): figures.network.network_live_spec and network_live_state ----
+const TILE = 1.0, GAP_X = 2.2, GAP_Y = 1.35;  // as autodiff_core/figures/network.py draws it
 const STEP_ROW = 24;  // px under the diagram for its step
 
 function decode(b64, Type) {
@@ -414,7 +414,7 @@ function fmt(v) {
   return `${v >= 0 ? "+" : ""}${v.toFixed(3)}`;
 }
 
-// ---- the gradient flow (lesson 5): figures_gradflow.gradient_flow_live ----
+// ---- the gradient flow (lesson 5): figures.gradflow.gradient_flow_live ----
 function paintFlow(root, step, data) {
   // Axis ranges are fixed here and change only now and then (the step axis doubles, the log axis grows by
   // whole decades), so most repaints take Plotly's animation path, which does not lay the chart out again.

@@ -43,7 +43,7 @@ def student_function_stopped(exc: BaseException) -> bool:
     """Say so in one sentence when ``exc`` is a student's Function stopping at a limit (or failing) while the
     page drew it, and return True; False for anything else, which the caller raises again. The check needs
     no torch: a page that never used a student's Function never loaded the module that raises this."""
-    remote = sys.modules.get("autodiff_core.remote")
+    remote = sys.modules.get("autodiff_core.grading.remote")
     if remote is None or not isinstance(exc, remote.StudentFunctionError):
         return False
     st.error(f"Your Function from lesson 6 was stopped: {exc} Choose another activation, or change the Function "

@@ -2,7 +2,7 @@
 
 In it the lesson's explanation is hidden, its settings fold into one expander, the sidebar starts
 collapsed, Streamlit's top padding is gone, and every chart (finished or live) uses the presenter scale of
-the one theme (``autodiff_core.theme.present_layout``): ticks 18 px, titles 22 px.
+the one theme (``autodiff_core.figures.theme.present_layout``): ticks 18 px, titles 22 px.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 import streamlit as st
 
-from autodiff_core.theme import PRESENT_TITLE, present_layout, recolor
+from autodiff_core.figures.theme import PRESENT_TITLE, present_layout, recolor
 
 from .links import Setting
 

@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autodiff_core.functions import bind_student_activations, student_activations
-from autodiff_core.remote import StudentActivation, StudentFunctionError, bind_run_workers
-from autodiff_core.sandbox import Limits
+from autodiff_core.grading.remote import StudentActivation, StudentFunctionError, bind_run_workers
+from autodiff_core.grading.sandbox import Limits
 from autodiff_core.stopping import Stopped, stop_when
 
 from .feed import process_wide

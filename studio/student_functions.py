@@ -26,11 +26,11 @@ from typing import Any
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from autodiff_core.challenges import CHALLENGES, Challenge
 from autodiff_core.functions import activation_names, set_student_scope
-from autodiff_core.judge import check
-from autodiff_core.remote import StudentActivation
-from autodiff_core.student import MAX_CHARS, Refused, validate
+from autodiff_core.grading.challenges import CHALLENGES, Challenge
+from autodiff_core.grading.judge import check
+from autodiff_core.grading.remote import StudentActivation
+from autodiff_core.grading.validator import MAX_CHARS, Refused, validate
 
 from .links import Setting
 from .runner import current_session_id

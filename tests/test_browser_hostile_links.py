@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from autodiff_core.challenges import CHALLENGES
+from autodiff_core.grading.challenges import CHALLENGES
 from studio.student_functions import name_of, pack
 from tests.browser import ARTIFACTS, exception_boxes, launch, open_page, set_number, streamlit_server, wait_idle
 
@@ -493,7 +493,7 @@ def test_the_sandbox_stays_under_the_server(server, browser):
         page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
         page.wait_for_timeout(2000)  # the script runs that checked and drew it have ended
         strays = server.strays(patience=2.0)
-        zygotes = [pid for pid in descendants(server.pid) if b"autodiff_core.sandbox" in _cmdline(pid)]
+        zygotes = [pid for pid in descendants(server.pid) if b"autodiff_core.grading.zygote" in _cmdline(pid)]
         assert not strays, f"processes the server started are outside its tree: {strays}"
         assert zygotes, "no sandbox process is left under the server"
     finally:

@@ -10,11 +10,17 @@ import math
 import pytest
 
 from autodiff_core import LogisticConfig, TwoLayerConfig, train_logistic, train_two_layer
-from autodiff_core.figures_classroom import difference_label, ghost_record, ghost_traces, replay_figure
+from autodiff_core.figures.classroom import (
+    difference_label,
+    ghost_record,
+    ghost_traces,
+    replay_figure,
+    standalone_html,
+)
+from autodiff_core.figures.theme import CLASS_COLORS, OKABE_ITO, present_layout, recolor
 from autodiff_core.playground import Playground, PlaygroundConfig
 from autodiff_core.playground_data import PLAYGROUND_DATASETS, is_regression
-from autodiff_core.runs_io import from_json, run_record, standalone_html, to_csv, to_json
-from autodiff_core.theme import CLASS_COLORS, OKABE_ITO, present_layout, recolor
+from autodiff_core.runs_io import from_json, run_record, to_csv, to_json
 from studio import lessons
 from studio.lessons import PRESETS, SETTINGS
 from studio.links import ECHO, Setting, preset_values, read_params, slug

@@ -15,7 +15,7 @@ import pytest
 
 from autodiff_core import LogisticConfig, train_logistic
 from autodiff_core.figures import REPLAY_TRACES, FigureSpec, logistic_replay_figure, logistic_replay_spec
-from autodiff_core.figures_classroom import ghost_record, ghost_traces
+from autodiff_core.figures.classroom import ghost_record, ghost_traces
 from autodiff_core.logistic import logistic_data
 from studio import classroom, feed
 from studio.runner import LiveRun

@@ -6,7 +6,7 @@ import numpy as np
 
 from autodiff_core import LogisticConfig, TwoLayerConfig, train_logistic, train_two_layer
 from autodiff_core.figures import logistic_live_payload, two_layer_live_payload
-from autodiff_core.figures_classroom import fit_ghosts, ghost_record, ghost_traces, show_ghost_legend
+from autodiff_core.figures.classroom import fit_ghosts, ghost_record, ghost_traces, show_ghost_legend
 from autodiff_core.logistic import logistic_data
 
 

@@ -3,9 +3,9 @@ with the mode bar clear of the newest steps. Figure-level: the layouts Plotly is
 
 import pytest
 
-from autodiff_core.figures_gradflow import gradient_flow_figure, gradient_flow_live
+from autodiff_core.figures.gradflow import gradient_flow_figure, gradient_flow_live
+from autodiff_core.figures.theme import landscape, present_layout
 from autodiff_core.playground import Playground, PlaygroundConfig
-from autodiff_core.theme import landscape, present_layout
 
 
 @pytest.fixture(scope="module")

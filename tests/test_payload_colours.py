@@ -9,10 +9,10 @@ import numpy as np
 
 from autodiff_core import LogisticConfig, TwoLayerConfig, train_logistic, train_two_layer
 from autodiff_core.figures import logistic_live_payload, two_layer_live_payload
-from autodiff_core.figures_playground import playground_live_payload
+from autodiff_core.figures.playground import playground_live_payload
+from autodiff_core.figures.theme import RECOLOR, recolor
 from autodiff_core.logistic import logistic_data
 from autodiff_core.playground import Playground, PlaygroundConfig
-from autodiff_core.theme import RECOLOR, recolor
 from studio.presenter import _recolor_payload
 
 

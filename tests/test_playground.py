@@ -7,10 +7,10 @@ import pytest
 import torch
 
 from autodiff_core.data import DATASETS, make_dataset
-from autodiff_core.figures_playground import playground_live_payload, playground_replay_figure, step_axis
+from autodiff_core.figures.playground import playground_live_payload, playground_replay_figure, step_axis
+from autodiff_core.figures.theme import FONT_SIZE
 from autodiff_core.functions import FUNCTIONS
 from autodiff_core.playground import MLP, OPTIMIZERS, Playground, PlaygroundConfig, backward_problem
-from autodiff_core.theme import FONT_SIZE
 
 
 @pytest.mark.parametrize("name", list(DATASETS))

@@ -3,7 +3,7 @@
 import json
 import time
 
-from autodiff_core.figures_playground import caption
+from autodiff_core.figures.playground import caption
 from tests.conftest import wait_for_run
 
 

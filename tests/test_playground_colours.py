@@ -3,7 +3,7 @@ and its legend is short: one entry a class and one a curve, as wide as their tex
 crowd."""
 
 
-from autodiff_core.theme import CLASS_COLORS
+from autodiff_core.figures.theme import CLASS_COLORS
 
 NAMES = {"#d55e00": "orange", "#0072b2": "blue", "#e69f00": "orange", "#d62728": "red"}  # as a class sees them
 
@@ -35,7 +35,7 @@ def test_every_colour_named_on_the_page_is_one_it_draws(app):
 def test_the_legend_has_one_entry_a_class_and_one_a_curve():
     import numpy as np
 
-    from autodiff_core.figures_playground import playground_live_payload
+    from autodiff_core.figures.playground import playground_live_payload
 
     x = np.array([[0.0, 0.0], [1.0, 1.0]])
     y = np.array([0, 1])
@@ -54,7 +54,7 @@ def test_the_plane_axes_are_named_as_the_feature_toggles_are():
     import numpy as np
 
     from autodiff_core.features import FEATURES
-    from autodiff_core.figures_playground import playground_live_payload
+    from autodiff_core.figures.playground import playground_live_payload
 
     x, y = np.zeros((1, 2)), np.zeros(1)
     layout = playground_live_payload([], (-6, 6, -6, 6), 4, (x, y), (x, y), run_id="r", status="idle",

@@ -4,7 +4,7 @@ import numpy as np
 import torch
 
 from autodiff_core.diagram import network_state
-from autodiff_core.figures_network import network_figure
+from autodiff_core.figures.network import network_figure
 from autodiff_core.playground import Playground, PlaygroundConfig
 
 

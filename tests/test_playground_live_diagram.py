@@ -12,9 +12,9 @@ import torch
 
 from autodiff_core.diagram import GRID, ParamTap, network_state
 from autodiff_core.features import FEATURES
-from autodiff_core.figures_gradflow import LIVE_POINTS, POINTS, gradient_flow_live
-from autodiff_core.figures_network import network_live_spec, network_live_state
-from autodiff_core.figures_playground import LIVE_WINDOW, playground_live_payload
+from autodiff_core.figures.gradflow import LIVE_POINTS, POINTS, gradient_flow_live
+from autodiff_core.figures.network import network_live_spec, network_live_state
+from autodiff_core.figures.playground import LIVE_WINDOW, playground_live_payload
 from autodiff_core.playground import Playground, PlaygroundConfig
 from tests.conftest import feed_get, wait_for_run
 
@@ -174,7 +174,7 @@ def test_while_a_run_goes_the_feed_carries_the_diagram_and_gradient_flow(app):
 
 
 def test_the_replays_curves_come_from_every_recorded_step_not_from_the_thinned_frames():
-    from autodiff_core.figures_playground import playground_replay_figure
+    from autodiff_core.figures.playground import playground_replay_figure
 
     pg = Playground(PlaygroundConfig(hidden=(4,)))
     every = list(pg.run(60, 1))
@@ -191,7 +191,7 @@ def test_the_replays_curves_come_from_every_recorded_step_not_from_the_thinned_f
 
 
 def test_regression_points_take_their_targets_colour_on_the_surfaces_scale(app):
-    from autodiff_core.figures_playground import SURFACE
+    from autodiff_core.figures.playground import SURFACE
 
     at = app.switch_page("pages/playground.py").run()
     at.selectbox(key="pg_dataset").select("Multi-Gaussian (regression)").run()
@@ -213,7 +213,7 @@ def test_regression_points_take_their_targets_colour_on_the_surfaces_scale(app):
 
 
 def test_in_the_presenter_view_the_live_diagram_and_gradient_flow_are_drawn_large(app):
-    from autodiff_core.theme import PRESENT_FONT
+    from autodiff_core.figures.theme import PRESENT_FONT
 
     at = app.switch_page("pages/playground.py")
     at.session_state["present"] = True

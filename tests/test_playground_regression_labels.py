@@ -3,7 +3,7 @@ the live heading and metrics, the legend and axes, the replay's caption, the int
 
 import json
 
-from autodiff_core.figures_playground import playground_replay_figure
+from autodiff_core.figures.playground import playground_replay_figure
 
 
 def live_payload(at) -> dict:

@@ -7,8 +7,8 @@ import pytest
 
 from autodiff_core import LogisticConfig, train_logistic
 from autodiff_core.figures import logistic_replay_figure
+from autodiff_core.figures.theme import PRESENT_FONT
 from autodiff_core.logistic import logistic_data
-from autodiff_core.theme import PRESENT_FONT
 from studio.presenter import REPLAY_HEIGHT, present_spec
 from tests.browser import ARTIFACTS, open_page, wait_idle
 

@@ -14,9 +14,9 @@ import pytest
 import sandbox_tasks as tasks
 from conftest import process_alive
 
-from autodiff_core.challenges import CHALLENGES
-from autodiff_core.judge import check
-from autodiff_core.sandbox import Limits, Sandbox, SandboxError
+from autodiff_core.grading.challenges import CHALLENGES
+from autodiff_core.grading.judge import check
+from autodiff_core.grading.sandbox import Limits, Sandbox, SandboxError
 
 pytestmark = pytest.mark.timeout(180)
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,7 +116,7 @@ def test_an_answer_that_would_run_code_in_the_server_is_dropped(sandbox, monkeyp
 
 def test_the_zygote_leaves_with_the_server():
     """A server that dies without closing its sandbox leaves no process behind."""
-    script = ("import os; from autodiff_core.sandbox import Sandbox; box = Sandbox(); "
+    script = ("import os; from autodiff_core.grading.sandbox import Sandbox; box = Sandbox(); "
               "print(box.run(abs, -3), box._proc.pid, flush=True); os._exit(0)")
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     value, pid = out.stdout.split()
@@ -138,7 +138,7 @@ def alive(pid: int) -> bool:
 
 
 def _second_wall():
-    from autodiff_core.sandbox import walls
+    from autodiff_core.grading.sandbox import walls
 
     if not walls():
         if os.environ.get("CI") == "true":
@@ -174,7 +174,7 @@ def test_the_zygote_dies_with_the_server(when):
     """However the server dies (here: SIGKILL, no atexit), even while its sandbox helper is still warming up
     (lesson 6 opened a second before), the helper does not outlive it."""
     first = "box.run(sandbox_tasks.answer, 1)" if when == "warm" else "box.start()"
-    code = ("import sys, time; sys.path.insert(0, 'tests'); from autodiff_core.sandbox import Sandbox; "
+    code = ("import sys, time; sys.path.insert(0, 'tests'); from autodiff_core.grading.sandbox import Sandbox; "
             f"import sandbox_tasks; box = Sandbox(); {first}; "
             "print(box._proc.pid, flush=True); time.sleep(60)")
     server = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from autodiff_core.channel import Busy, FairSlots
+from autodiff_core.grading.channel import Busy, FairSlots
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -75,8 +75,8 @@ def test_a_session_that_checks_too_often_is_told_when_to_try_again():
 
 
 def test_the_page_says_a_busy_check_was_not_run(monkeypatch):
-    from autodiff_core import judge
-    from autodiff_core.challenges import CHALLENGES
+    from autodiff_core.grading import judge
+    from autodiff_core.grading.challenges import CHALLENGES
 
     class Full:
         def run(self, *args, **kwargs):

@@ -1,4 +1,4 @@
-"""The bound ``student_guard.py`` documents: no tensor a student's Function builds has more elements than the
+"""The bound ``grading/guard.py`` documents: no tensor a student's Function builds has more elements than the
 largest tensor it is handed. Every aten operation is recorded below the guards (a TorchDispatchMode sees
 what is really allocated), for hostile payloads and for a few hundred random programs drawn from the
 allowed grammar, at the sizes the lessons use; each either runs within the bound or stops with an error a
@@ -13,9 +13,9 @@ import pytest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from autodiff_core import student, student_guard
-from autodiff_core.challenges import CHALLENGES
-from autodiff_core.student import Refused, explain_error, load, validate
+from autodiff_core.grading import guard, validator
+from autodiff_core.grading.challenges import CHALLENGES
+from autodiff_core.grading.validator import Refused, explain_error, load, validate
 
 SHAPES = [((8,), torch.float64), ((64, 100), torch.float32), ((256, 8), torch.float32), ((32, 1), torch.float32)]
 # gradcheck's points; lesson 2 and 5's hidden layers; a layer one unit wide, where broadcasting a masked
@@ -65,7 +65,7 @@ def assert_readable(exc: BaseException) -> tuple[int | None, str]:
     line, text = explain_error(exc)
     assert 10 < len(text) < 500, text
     assert "Traceback" not in text and 'File "' not in text and "autodiff_core" not in text, text
-    if isinstance(exc, student.Blocked):
+    if isinstance(exc, validator.Blocked):
         assert line is not None and text.startswith(f"Line {line}: "), text
     return line, text
 
@@ -112,28 +112,28 @@ def test_the_gather_payload_stops_at_its_first_index_with_its_line():
     a call at a training size, while gradcheck's 8 points grew nothing. Now the index must be a mask."""
     (error, *_) = assert_bounded(GATHER)
     line, text = assert_readable(error)
-    assert isinstance(error, student.Blocked) and line == 6
+    assert isinstance(error, validator.Blocked) and line == 6
     assert "mask of its own shape" in text and "float32 tensor of shape" in text
 
 
 @pytest.mark.parametrize("index", ["torch.where(input > 0, 0, 1)", "input[input > 0] > 0", "(input > 0)[input > 0]"])
 def test_a_mask_of_another_shape_or_kind_is_refused_at_run_time(index):
     errors = assert_bounded(function(f"m = {index}\ny = input[m]\nreturn input.clamp(min=0)"))
-    assert all(isinstance(e, student.Blocked | RuntimeError | TypeError) for e in errors)
-    blocked = [e for e in errors if isinstance(e, student.Blocked)]
+    assert all(isinstance(e, validator.Blocked | RuntimeError | TypeError) for e in errors)
+    blocked = [e for e in errors if isinstance(e, validator.Blocked)]
     assert blocked and all(explain_error(e)[0] == 6 for e in blocked)
 
 
 def test_a_whole_number_indexes_tuples_not_tensors():
     (error, *_) = assert_bounded(function("y = input[0]\nreturn input.clamp(min=0)"))
-    assert isinstance(error, student.Blocked) and "mask of its own shape" in str(error)
+    assert isinstance(error, validator.Blocked) and "mask of its own shape" in str(error)
     fn = load(function("return input.clamp(min=0)", backward="s = ctx.saved_tensors\nreturn grad_output * (s[0] > 0)"))
     assert run(fn, (8,), torch.float64)[1] is None
 
 
 def test_tilde_takes_a_tensor_only():
     (error, *_) = assert_bounded(function("k = ctx.needs_input_grad[0]\ny = ~k\nreturn input.clamp(min=0)"))
-    assert isinstance(error, student.Blocked) and "`~` flips a mask tensor" in str(error)
+    assert isinstance(error, validator.Blocked) and "`~` flips a mask tensor" in str(error)
     assert explain_error(error)[0] == 6
     fn = load(function("return torch.where(~(input < 0), input, 0.0)"))
     assert run(fn, (64, 100), torch.float32)[1] is None
@@ -141,7 +141,7 @@ def test_tilde_takes_a_tensor_only():
 
 def test_a_tuple_cannot_be_doubled_into_a_huge_one():
     error = assert_bounded(function("t = (input,)\n" + "t = t + t\n" * 40 + "return input.clamp(min=0)"))[0]
-    assert isinstance(error, student.Blocked) and "not on a tuple" in str(error)
+    assert isinstance(error, validator.Blocked) and "not on a tuple" in str(error)
 
 
 def test_and_or_keep_a_bool_yet_refuse_a_tuple():
@@ -150,7 +150,7 @@ def test_and_or_keep_a_bool_yet_refuse_a_tuple():
     assert run(fn, (64, 100), torch.float32)[1] is None
     for code in ("t = ctx.saved_tensors & True", "t = ctx.needs_input_grad | ctx.needs_input_grad"):
         (error, *_) = assert_bounded(function(f"{code}\nreturn input.clamp(min=0)"))
-        assert isinstance(error, student.Blocked) and "not on a tuple" in str(error) and explain_error(error)[0] == 5
+        assert isinstance(error, validator.Blocked) and "not on a tuple" in str(error) and explain_error(error)[0] == 5
 
 
 def test_one_argument_where_and_carriage_return_lines_are_refused_before_running():
@@ -177,7 +177,7 @@ BROADCASTS = {  # a masked selection (k,) against (N, 1): each would build (N, k
 def test_broadcasting_to_a_larger_tensor_stops_before_it_is_built(name):
     source = function(f"col = input[input == input]\n{BROADCASTS[name]}\nreturn input.clamp(min=0)")
     errors = assert_bounded(source)
-    blocked = [e for e in errors if isinstance(e, student.Blocked)]
+    blocked = [e for e in errors if isinstance(e, validator.Blocked)]
     assert blocked and "larger than its input" in str(blocked[0]) and explain_error(blocked[0])[0] >= 6
 
 
@@ -185,12 +185,12 @@ def test_saved_tensors_of_another_shape_cannot_grow_the_backward():
     source = function("return input.clamp(min=0)", save="ctx.save_for_backward(input, input[input > 0])",
                       backward="(input, picked) = ctx.saved_tensors\nreturn grad_output * (input > 0) * picked")
     errors = assert_bounded(source)
-    assert any(isinstance(e, student.Blocked) and "larger than its input" in str(e) for e in errors)
+    assert any(isinstance(e, validator.Blocked) and "larger than its input" in str(e) for e in errors)
 
 
 def test_without_the_guard_the_recorder_sees_the_growth(monkeypatch):
     """The recorder is not blind: with the guard off, the (N, 1) broadcast builds (N, N)."""
-    monkeypatch.setattr(student_guard._Bounded, "__torch_function__",
+    monkeypatch.setattr(guard._Bounded, "__torch_function__",
                         lambda self, func, types, args=(), kwargs=None: func(*args, **(kwargs or {})))
     fn = load(function(f"col = input[input == input]\n{BROADCASTS['product']}\nreturn input.clamp(min=0)"))
     largest, error = run(fn, (32, 1), torch.float32)
@@ -324,7 +324,7 @@ def test_random_programs_stay_within_the_bound_or_stop_in_words():
         errors = assert_bounded(source)
         if not errors:
             outcomes["ran"] += 1
-        elif any(isinstance(e, student.Blocked) for e in errors):
+        elif any(isinstance(e, validator.Blocked) for e in errors):
             outcomes["blocked"] += 1
         else:
             outcomes["raised"] += 1

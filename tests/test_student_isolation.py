@@ -9,8 +9,8 @@ import pytest
 import torch
 from conftest import process_alive, wait_for_run
 
-from autodiff_core import student
-from autodiff_core.challenges import CHALLENGES
+from autodiff_core.grading import validator
+from autodiff_core.grading.challenges import CHALLENGES
 from studio.runner import estimate
 
 pytestmark = pytest.mark.timeout(300)
@@ -23,8 +23,8 @@ def no_student_code_here(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("student code was compiled in the server process")
 
-    monkeypatch.setattr(student, "compile_function", refuse)
-    monkeypatch.setattr(student, "load", refuse)
+    monkeypatch.setattr(validator, "compile_function", refuse)
+    monkeypatch.setattr(validator, "load", refuse)
 
 
 def adopted(new_app, source: str = RELU):
@@ -109,7 +109,7 @@ def test_stop_ends_the_worker_mid_call(new_app):
 
 def test_the_run_estimate_counts_the_function(new_app):
     from autodiff_core import TwoLayerConfig
-    from autodiff_core.remote import StudentActivation
+    from autodiff_core.grading.remote import StudentActivation
 
     config = TwoLayerConfig()
     cheap = StudentActivation("yours: ReLU (a)", RELU, "relu", cost=(16.0, 1e-8))
@@ -124,7 +124,7 @@ def test_the_run_estimate_counts_the_function(new_app):
 
 
 def test_a_limit_reached_while_the_page_draws_is_one_sentence(new_app, monkeypatch):
-    from autodiff_core import remote
+    from autodiff_core.grading import remote
 
     at, name = adopted(new_app)
     monkeypatch.setattr(remote, "CALL_SECONDS", 1e-4)  # every call of it is now "too slow"
@@ -153,8 +153,8 @@ def test_the_proxy_computes_what_autograd_does_in_process():
     """Lesson 5's path: every forward and backward of the student's Function is a round trip to its worker, which
     calls the two methods with a ctx of its own. Step for step, the same numbers as MyReLU in this process."""
     from autodiff_core.functions import bind_student_activations
+    from autodiff_core.grading.remote import StudentActivation
     from autodiff_core.playground import Playground, PlaygroundConfig
-    from autodiff_core.remote import StudentActivation
 
     act = StudentActivation("yours: ReLU (proxy)", RELU, "relu")
     bind_student_activations({act.name: act})
@@ -175,11 +175,11 @@ def test_lesson_5_trains_whole_in_its_worker_and_the_model_comes_back(optimizer)
     optimizer, batch order, steps) comes back with each batch of snapshots. The numbers are MyReLU's in this
     process, step for step, and so are the steps taken here afterwards from the state that came back."""
     from autodiff_core.functions import bind_student_activations
+    from autodiff_core.grading.remote import StudentActivation
+    from autodiff_core.grading.remote_runs import PlaygroundRun, land
+    from autodiff_core.grading.sandbox import Limits
     from autodiff_core.playground import Playground, PlaygroundConfig
     from autodiff_core.recording import every_step_then_sparser
-    from autodiff_core.remote import StudentActivation
-    from autodiff_core.remote_runs import PlaygroundRun, land
-    from autodiff_core.sandbox import Limits
 
     act = StudentActivation("yours: ReLU (whole)", RELU, "relu")
     bind_student_activations({act.name: act})
@@ -204,9 +204,9 @@ def test_lesson_5_trains_whole_in_its_worker_and_the_model_comes_back(optimizer)
 
 
 def test_a_model_that_is_not_this_one_is_refused():
+    from autodiff_core.grading.remote import StudentFunctionError, encode
+    from autodiff_core.grading.remote_runs import land
     from autodiff_core.playground import Playground, PlaygroundConfig
-    from autodiff_core.remote import StudentFunctionError, encode
-    from autodiff_core.remote_runs import land
 
     pg = Playground(PlaygroundConfig(optimizer="Adam"))
     before = [p.detach().clone() for p in pg.params]
@@ -222,8 +222,8 @@ def test_a_run_that_fails_midway_hands_on_every_step_before_it_in_order():
     from sandbox_tasks import FailsAt
 
     from autodiff_core import TwoLayerConfig
-    from autodiff_core.remote import BATCH, StudentActivation, StudentFunctionError
-    from autodiff_core.sandbox import Limits
+    from autodiff_core.grading.remote import BATCH, StudentActivation, StudentFunctionError
+    from autodiff_core.grading.sandbox import Limits
 
     act = StudentActivation("yours: ReLU (fails)", RELU, "relu")
     worker = act.open(Limits(cpu_seconds=60, memory_mb=512, wall_seconds=120), call_seconds=10)
@@ -243,7 +243,7 @@ def test_the_sandbox_never_shows_the_servers_tmp(monkeypatch):
     the app's own folder is bound wherever it is (a checkout under /tmp included)."""
     import sys
 
-    from autodiff_core import sandbox
+    from autodiff_core.grading import sandbox
 
     monkeypatch.setattr(sandbox, "_WALLS", None)
     monkeypatch.setattr(sys, "path", ["/tmp", *sys.path])

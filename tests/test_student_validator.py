@@ -10,10 +10,10 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from autodiff_core import student
-from autodiff_core.challenges import CHALLENGES
-from autodiff_core.judge import check, judge
-from autodiff_core.student import Refused, load, validate
+from autodiff_core.grading import validator
+from autodiff_core.grading.challenges import CHALLENGES
+from autodiff_core.grading.judge import check, judge
+from autodiff_core.grading.validator import Refused, load, validate
 
 TEMPLATE = '''class MyReLU(torch.autograd.Function):
     @staticmethod
@@ -203,7 +203,7 @@ def test_there_are_at_least_sixty_hostile_submissions():
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_hostile_submission_is_refused_before_anything_runs(name, monkeypatch):
     ran = []
-    monkeypatch.setattr(student, "compile_function", lambda *a: ran.append("compiled"))
+    monkeypatch.setattr(validator, "compile_function", lambda *a: ran.append("compiled"))
     with pytest.raises(Refused) as caught:
         validate(HOSTILE[name])
     message = str(caught.value)
@@ -222,9 +222,9 @@ def test_refusal_names_the_line(name):
 def test_every_newline_counts_towards_the_line_limit(ending):
     """Python ends a line at \\n, \\r or \\r\\n; 208 lines ended by \\r alone used to pass (only \\n was counted)."""
     lines = RELU.rstrip("\n").split("\n")
-    padded = lines + ["# a comment"] * (student.MAX_LINES - len(lines))
+    padded = lines + ["# a comment"] * (validator.MAX_LINES - len(lines))
     validate(ending.join(padded) + ending)  # exactly MAX_LINES lines pass
-    with pytest.raises(Refused, match=f"more than {student.MAX_LINES} lines"):
+    with pytest.raises(Refused, match=f"more than {validator.MAX_LINES} lines"):
         validate(ending.join([*padded, "# one more"]) + ending)
 
 
@@ -232,9 +232,9 @@ def test_every_newline_counts_towards_the_line_limit(ending):
 def test_line_breaks_python_keeps_in_a_comment_count_too(breaker):
     """Inside a comment Python reads these as text, str.splitlines() as line breaks; the limit counts them
     (counting more lines than Python sees is the safe side)."""
-    source = RELU + "# " + breaker * student.MAX_LINES + "\n"
+    source = RELU + "# " + breaker * validator.MAX_LINES + "\n"
     assert ast.parse(source)  # Python itself accepts it
-    with pytest.raises(Refused, match=f"more than {student.MAX_LINES} lines"):
+    with pytest.raises(Refused, match=f"more than {validator.MAX_LINES} lines"):
         validate(source)
 
 
@@ -362,7 +362,7 @@ def test_compiled_code_sees_no_builtins_and_a_torch_with_only_the_allowed_functi
     assert globals_["__builtins__"]["__import__"]("torch") is torch
     with pytest.raises(ImportError):
         globals_["__builtins__"]["__import__"]("antigravity")
-    assert set(vars(globals_["torch"])) == set(student.TORCH_FUNCTIONS)
+    assert set(vars(globals_["torch"])) == set(validator.TORCH_FUNCTIONS)
 
 
 @pytest.mark.timeout(60)

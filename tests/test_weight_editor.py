@@ -147,7 +147,7 @@ def test_a_run_after_an_edit_starts_from_the_edited_weights(app):
 def test_every_link_and_bias_of_the_diagram_names_itself_for_a_click():
     """A click on the diagram selects a point; its ``customdata`` must name the parameter its hover text shows."""
     from autodiff_core.diagram import network_state
-    from autodiff_core.figures_network import network_figure
+    from autodiff_core.figures.network import network_figure
 
     pg = Playground(CONFIG)
     fig = network_figure(network_state(pg)).to_plotly_json()

@@ -7,7 +7,7 @@ import json
 
 from autodiff_core import TwoLayerConfig, train_two_layer
 from autodiff_core import functions as registry
-from autodiff_core.challenges import CHALLENGES
+from autodiff_core.grading.challenges import CHALLENGES
 
 RELU = CHALLENGES["relu"].solution
 WRONG_RELU = RELU.replace("input < 0] = 0", "input > 0] = 0")

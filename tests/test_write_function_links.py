@@ -40,7 +40,7 @@ import base64  # noqa: E402
 import zlib  # noqa: E402
 
 from autodiff_core import functions as registry  # noqa: E402
-from autodiff_core.challenges import CHALLENGES  # noqa: E402
+from autodiff_core.grading.challenges import CHALLENGES  # noqa: E402
 from studio.student_functions import pack  # noqa: E402
 
 RELU = CHALLENGES["relu"].solution
@@ -108,7 +108,7 @@ def test_a_function_from_a_link_trains_like_myrelu_in_the_sandbox(new_app):
     fresh = consent(open_with(new_app, "pages/two_layer.py", tl_activation=link))
     assert fresh.session_state["tl_activation"] == name
     from autodiff_core import TwoLayerConfig, train_two_layer
-    from autodiff_core.remote import StudentActivation
+    from autodiff_core.grading.remote import StudentActivation
 
     act = fresh.session_state["wf_functions"][name]
     assert isinstance(act, StudentActivation)  # computed in a worker: the server holds only the source

@@ -3,7 +3,7 @@
 import torch
 
 from autodiff_core import gradcheck_report
-from autodiff_core.figures_xray import jacobian_figure, panels
+from autodiff_core.figures.xray import jacobian_figure, panels
 
 
 def _panels(points):

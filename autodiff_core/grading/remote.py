@@ -26,10 +26,10 @@ from collections.abc import Iterator
 import numpy as np
 import torch
 
-from .functions import bind_student_activations
-from .playground import PlaygroundSnapshot
+from ..functions import bind_student_activations
+from ..playground import PlaygroundSnapshot
+from ..two_layer import TwoLayerSnapshot
 from .sandbox import Channel, Limits, SandboxError, shared_sandbox
-from .two_layer import TwoLayerSnapshot
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 KEPT_CALLS = 64  # forward calls whose ctx the worker keeps for their backward (oldest dropped first)
@@ -181,7 +181,7 @@ def _rebuild(kind: str, values: tuple):
     return cls(*fields)
 
 
-def _plain(snap) -> tuple[str, tuple]:
+def plain_snapshot(snap) -> tuple[str, tuple]:
     """In the worker: a snapshot as plain values, a grid of numbers (a surface) as its bytes."""
     values = []
     for f in dataclasses.fields(snap):
@@ -250,30 +250,11 @@ def bind_run_workers(links: dict[str, _Link]) -> None:
 # ---- Inside the worker ----
 
 
-def warm_up() -> None:
-    """In the zygote, once: what a worker's first training run would otherwise pay before its first step (the
-    trainers' and optimizers' lazy imports, first calls, a snapshot's conversion). Every worker forks with it done."""
-    from .playground import OPTIMIZERS, Playground, PlaygroundConfig
-    from .recording import every_step_then_sparser
-    from .remote_runs import PlaygroundRun
-    from .two_layer import TwoLayerConfig, train_two_layer
-
-    for snap in train_two_layer(TwoLayerConfig(N=4, D_in=3, H=2, D_out=2, steps=2)):
-        _plain(snap)
-    for optimizer in OPTIMIZERS:
-        pg = Playground(PlaygroundConfig(optimizer=optimizer))
-        run = PlaygroundRun(pg, 2)
-        run.pg = pg
-        for snap in every_step_then_sparser(pg.run, total=2):
-            _plain(snap)
-        run.state()
-
-
 def serve(conn, source: str, challenge: str, idle: float | None = None) -> None:
     """The worker's loop: compile the student's code here, then answer calls until the server hangs up or,
     with ``idle``, no call came for that many seconds."""
     from .challenges import CHALLENGES
-    from .student import load
+    from .validator import load
 
     fn = load(source, CHALLENGES[challenge].n_inputs)
     graphs: OrderedDict = OrderedDict()  # call id -> its ctx, kept for backward; "trainer" -> a run
@@ -299,7 +280,7 @@ def _reply(conn, fn, graphs, op: str, call_id: int, rest: list) -> tuple:
             graphs.clear()
             return ("error", "Your Function needed more memory than this run allows "
                     f"({conn.limits.memory_mb} MB) at this size.")
-        from .student import explain_error
+        from .validator import explain_error
 
         return ("error", "Your Function raised an error: " + explain_error(exc)[1])
 
@@ -318,7 +299,7 @@ def _answer(fn, graphs, op: str, call_id: int, rest: list) -> tuple:
         state = getattr(trainer, "state", lambda: None)
         try:
             for snap in stream:
-                batch.append(_plain(snap))
+                batch.append(plain_snapshot(snap))
                 if len(batch) >= limit or time.perf_counter() - t0 > seconds:
                     return batch, False, state()
         except Exception as exc:

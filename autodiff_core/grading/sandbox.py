@@ -2,9 +2,10 @@
 
 How it is built:
 
-* **A zygote.** One helper process per server (``python -m autodiff_core.sandbox``) imports torch, warms
-  up by judging a reference solution, and then waits on a private Unix socket. It never runs threads, so
-  forking it is safe, and a fork starts with torch ready (milliseconds, not the seconds of an import).
+* **A zygote.** One helper process per server (``python -m autodiff_core.grading.zygote``: ``zygote.py``)
+  imports torch, warms up by judging a reference solution, and then waits on a private Unix socket
+  (``serve_forks``). It never runs threads, so forking it is safe, and a fork starts with torch ready
+  (milliseconds, not the seconds of an import).
 * **A monitor and a worker per request.** For each request the zygote forks a monitor, which forks the
   worker. The worker sets its limits and then runs the task: ``RLIMIT_CPU`` (CPU seconds; the kernel sends
   SIGXCPU, then SIGKILL), ``RLIMIT_AS`` (its address space may grow by ``memory_mb`` past what torch
@@ -38,9 +39,12 @@ from pathlib import Path
 from .channel import Busy, Channel, FairSlots, Limits, SandboxError, WorkerConn, death
 
 __all__ = ["Busy", "Channel", "Limits", "Sandbox", "SandboxError", "shared_sandbox"]
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
 log = logging.getLogger(__name__)
 CHECKS_PER_MINUTE = 12  # per browser session; STUDIO_CHECKS_PER_MINUTE changes it
+# The zygote's main module: it imports the tasks (the judge, the remote Functions) and this module, never the
+# other way round, so the judge can import the sandbox.
+ZYGOTE = "autodiff_core.grading.zygote"
 
 
 class Sandbox:
@@ -61,7 +65,7 @@ class Sandbox:
             # one request, one message; and when the server ends, however it ends, the zygote reads the end
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-            command = [*walls(), sys.executable, "-m", "autodiff_core.sandbox", str(theirs.fileno())]
+            command = [*walls(), sys.executable, "-m", ZYGOTE, str(theirs.fileno())]
             self._proc = subprocess.Popen(command, pass_fds=[theirs.fileno()], cwd=ROOT, env=env,
                                           stdin=subprocess.DEVNULL)
             theirs.close()
@@ -161,7 +165,7 @@ class _ResultUnpickler(pickle.Unpickler):
     """A worker's answer is data, never code: only these classes may appear in it (a plain ``pickle.loads``
     would let a worker that escaped the validator run code in the server)."""
 
-    ALLOWED = {("autodiff_core.judge", "Verdict"), ("autodiff_core.judge", "Kink"),
+    ALLOWED = {("autodiff_core.grading.judge", "Verdict"), ("autodiff_core.grading.judge", "Kink"),
                ("numpy._core.multiarray", "_reconstruct"), ("numpy", "ndarray"), ("numpy", "dtype")}
 
     def find_class(self, module: str, name: str):
@@ -208,23 +212,9 @@ def walls() -> list[str]:
     return _WALLS
 
 
-def _zygote(fd: int) -> None:
-    # No PR_SET_PDEATHSIG (nor bwrap's --die-with-parent): it fires when the *thread* that started the zygote
-    # ends, a script thread. The zygote reads the end of its socket instead, which closes with the process.
-    server = os.getppid()  # before the warm-up: a server that dies during it is noticed too
-    import torch
-
-    from . import remote
-    from .challenges import CHALLENGES
-    from .judge import judge
-
-    torch.set_num_threads(1)
-    for key in ("relu", "multiply"):  # warm up: lazy imports and first-call costs, paid once
-        judge(CHALLENGES[key].solution, key)
-    try:
-        remote.warm_up()  # and a training run's
-    except Exception:  # a warm-up that fails only makes the first runs slower; the zygote must live
-        log.exception("the sandbox's warm-up failed")
+def serve_forks(fd: int, server: int) -> None:
+    """The zygote's loop, once it is warm (``zygote.py``): fork a monitor for each request on the socket ``fd``
+    until the server (``server``, its pid) is gone."""
     sock = socket.socket(fileno=fd)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # monitors are reaped by the kernel
     while True:
@@ -350,6 +340,3 @@ def shared_sandbox() -> Sandbox:
             atexit.register(_SHARED.close)
         return _SHARED
 
-
-if __name__ == "__main__":
-    _zygote(int(sys.argv[1]))

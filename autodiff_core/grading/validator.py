@@ -2,7 +2,7 @@
 
 Student code never reaches ``exec`` or ``eval`` as text. ``validate`` parses it with ``ast``, walks every
 node against the allow-list below and refuses anything else (``Refused``, with its line) before anything
-runs; ``load`` hands the validated tree (a ``Submission``) to ``compile_function`` in ``student_guard.py``,
+runs; ``load`` hands the validated tree (a ``Submission``) to ``compile_function`` in ``guard.py``,
 which holds the rules for numbers, the compile step and the run-time guards. Its names are re-exported here.
 
 The bound enforced here: at most ``MAX_CHARS`` characters, ``MAX_LINES`` lines and ``MAX_NODES`` syntax
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .student_guard import (
+from .guard import (
     FILENAME,
     MAX_EXPONENT,
     MAX_INDEX,
@@ -309,7 +309,7 @@ class _Checker:
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert) and isinstance(node.operand,
                                                                                                ast.Constant):
             raise Refused("`~` flips a mask tensor, as in `~(input > 0)`; for True or False use `not`.", node.lineno)
-        elif problem := number_problem(node):  # a literal, an exponent or an index (student_guard.py)
+        elif problem := number_problem(node):  # a literal, an exponent or an index (guard.py)
             raise Refused(problem, node.lineno)
         return None
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .figures import _payload, play_duration, thin
-from .playground import PlaygroundSnapshot
+from ..playground import PlaygroundSnapshot
+from . import _payload, play_duration, thin
 from .theme import CLASS_COLORS, FONT_SIZE, OKABE_ITO, base_layout, style
 
 SURFACE = [[0, CLASS_COLORS[0]], [0.5, "#f7f7f7"], [1, CLASS_COLORS[1]]]
@@ -159,9 +159,9 @@ def playground_live_payload(snaps: Sequence[PlaygroundSnapshot], extent, grid: i
     ``curve``: the states the loss and accuracy curves are drawn from (light ones, for every recorded step)
     when ``snaps`` keeps only some of them; ``snaps`` by default.
 
-    Drawn under them while a run goes: ``diagram``, the network (``figures_network.network_live_spec`` and one
+    Drawn under them while a run goes: ``diagram``, the network (``network.network_live_spec`` and one
     ``network_live_state``, which rides on the newest state, so the diagram repaints once per feed update, a
-    few times a second); ``flow``, the gradient flow (``figures_gradflow.gradient_flow_live``), whose curves
+    few times a second); ``flow``, the gradient flow (``gradflow.gradient_flow_live``), whose curves
     join the others. ``regression``: the axes, legend, heading and metrics name the loss squared error and the
     score the variance explained (R²), which is what the snapshot's accuracy fields hold there."""
     good = [s for s in snaps if not s.diverged]

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from .figures import thin
-from .playground import PlaygroundSnapshot
+from ..playground import PlaygroundSnapshot
+from . import thin
 from .theme import FONT_SIZE, OKABE_ITO, base_layout, style
 
 # First layer to last: from light to dark along one hue would be hard to tell apart; distinct colours instead.

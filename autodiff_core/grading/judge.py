@@ -17,7 +17,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from .challenges import CHALLENGES, Challenge
 from .sandbox import Busy, Sandbox, SandboxError, shared_sandbox
-from .student import Refused, explain_error, load, validate
+from .validator import Refused, explain_error, load, validate
 
 N_POINTS = 8
 EPS, ATOL, RTOL = 1e-6, 1e-5, 1e-3

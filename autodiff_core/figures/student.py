@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .judge import CURVE_GRAD_OUTPUT, Verdict
+from ..grading.judge import CURVE_GRAD_OUTPUT, Verdict
 from .theme import style
 
 YOURS, REFERENCE, KINK = "#1f77b4", "#ff7f0e", "#7f7f7f"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .figures_xray import input_ticks, legend_below, panels
 from .theme import style
+from .xray import input_ticks, legend_below, panels
 
 
 def function_figure(function: str, curve_x: Sequence[float], curve_y: Sequence[float], x: Sequence[float],

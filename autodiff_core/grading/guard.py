@@ -1,11 +1,11 @@
 """A validated student Function, compiled under guards: the second of three walls around student code.
 
-``student.py`` checks the text against an allow-list and hands over the validated tree (a ``Submission``);
+``validator.py`` checks the text against an allow-list and hands over the validated tree (a ``Submission``);
 for number literals, exponents and indices it asks ``number_problem`` here, next to the rewrite that relies
 on those rules. ``compile_function`` compiles that *tree*, never the text, rewritten a little by
 ``_Harden``, with no builtins but ``_loaded_module`` and a ``torch`` holding only ``TORCH_FUNCTIONS``
 (``SAFE_TORCH``), and builds the Function class; ``explain_error`` turns what the code raised into one
-sentence with its line. This module imports nothing from ``student.py``, which re-exports its names.
+sentence with its line. This module imports nothing from ``validator.py``, which re-exports its names.
 
 The guards the rewrite puts in make this bound true:
 
@@ -42,8 +42,8 @@ from typing import TYPE_CHECKING
 import torch
 from torch.overrides import TorchFunctionMode
 
-if TYPE_CHECKING:  # for the annotation only: student.py imports this module
-    from .student import Submission
+if TYPE_CHECKING:  # for the annotation only: validator.py imports this module
+    from .validator import Submission
 
 FILENAME = "<your code>"  # the file name compiled student code carries: how explain_error finds its lines
 # The torch.<f> student code may call: the validator refuses any other, and the `torch` it sees holds no other.

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 
 import torch
 
-from .functions import get_activation
-from .recording import every_step_then_sparser
+from ..functions import get_activation
+from ..recording import every_step_then_sparser
 from .remote import StudentFunctionError, decode, encode
 
 

@@ -1,6 +1,6 @@
 """Figures for a classroom: any finished run's replay from its config and snapshots (also a loaded run
 file), and the "ghosts" of earlier runs drawn faintly beside the current one, each labelled by the settings
-in which it differs."""
+in which it differs; and a replay as one HTML file that plays with no network (``standalone_html``)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .figures import _play_pause, _slider, boundary_line, data_ranges, decades, play_duration, thin, thin_even
-from .theme import base_layout, style
+from . import _play_pause, _slider, boundary_line, data_ranges, decades, play_duration, thin, thin_even
+from .theme import base_layout, recolor, style
 
 CURVE_POINTS = 150  # points of the loss curve in one replay frame
 GHOST_COLORS = ("#555555", "#8c6d31", "#a0a0a0")  # dark grey, brown, light grey: none near a run's colours
@@ -63,7 +63,7 @@ def ghost_traces(lesson: str, ghosts: Sequence[dict], boundary_range: list[float
     fall outside the axes the current run sets). Each ghost: {"label", "x", "y", "pinned", "boundary"},
     the boundary (w0, w1, b) or None. Loss curves go on the lesson's loss axes; lesson 3 also gets each
     final boundary on the points."""
-    from .logistic import LogisticSnapshot
+    from ..logistic import LogisticSnapshot
 
     axes = {"logistic": ("x2", "y2"), "playground": ("x2", "y2")}.get(lesson, ("x", "y"))
     traces = []
@@ -125,14 +125,14 @@ def replay_figure(lesson: str, config, snaps: Sequence):
     """Any finished (or loaded) run's replay, rebuilt from its config: the data are drawn again from the
     config's seeds; nothing is trained."""
     if lesson == "logistic":
-        from .figures import logistic_replay_figure
-        from .logistic import logistic_data
+        from ..logistic import logistic_data
+        from . import logistic_replay_figure
 
         x, y = (t.numpy() for t in logistic_data(config))
         return logistic_replay_figure(snaps, x, y, config.max_iterations)
     if lesson == "playground":
-        from .figures_playground import playground_replay_figure
-        from .playground import Playground
+        from ..playground import Playground
+        from .playground import playground_replay_figure
 
         pg = Playground(config)  # data and the initial model only
         train = (pg.x_train.cpu().float().numpy(), pg.y_train.cpu().numpy())
@@ -142,7 +142,7 @@ def replay_figure(lesson: str, config, snaps: Sequence):
 
 
 def boundary_range(config) -> list[float]:
-    from .logistic import logistic_data
+    from ..logistic import logistic_data
 
     x, _ = logistic_data(config)
     lo, hi = data_ranges(x.numpy())[0]
@@ -182,7 +182,20 @@ def fit_ghosts(lesson: str, layout: dict, traces: Sequence[dict]) -> None:
         lo = min(lo, math.floor(math.log10(min(ys))))
         hi = max(hi, min(math.ceil(math.log10(max(ys)) + 1e-9), hi + GHOST_REACH[lesson]))
     else:
-        from .figures import _nice_ceiling
+        from . import _nice_ceiling
 
         hi = max(hi, _nice_ceiling(min(max(ys), hi * GHOST_REACH[lesson])))
     layout[axis] = {**layout[axis], "range": [lo, hi]}
+
+
+def standalone_html(fig, title: str) -> str:
+    """The figure as one HTML file with plotly.js inside it: it plays with no network at all."""
+    import html
+
+    import plotly.io as pio
+
+    spec = recolor(fig.to_plotly_json())  # the app's palette, as the chart on screen
+    body = pio.to_html(spec, include_plotlyjs=True, full_html=False, auto_play=False, div_id="replay",
+                       config={"displaylogo": False, "responsive": True})
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title></head>"
+            f"<body style=\"margin:0;font-family:sans-serif\">{body}</body></html>\n")

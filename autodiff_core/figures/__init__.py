@@ -16,9 +16,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .logistic import LogisticSnapshot
+from ..logistic import LogisticSnapshot
+from ..two_layer import TwoLayerSnapshot
 from .theme import CLASS_COLORS, FONT, base_layout, style  # noqa: F401  (re-exported: one theme for all figures)
-from .two_layer import TwoLayerSnapshot
 
 LOSS_COLOR, ACCURACY_COLOR = "#ff7f0e", "#9467bd"
 WINDOW = 60  # recent states sent to the browser on each update

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .compare import ReluStep, SGDStep
-from .figures import boundary_line, data_ranges
-from .gradcheck import GradcheckReport
-from .logistic import LogisticSnapshot
+from ..compare import ReluStep, SGDStep
+from ..gradcheck import GradcheckReport
+from ..logistic import LogisticSnapshot
+from . import boundary_line, data_ranges
 from .theme import CLASS_COLORS, style
 
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .diagram import NetworkState
+from ..diagram import NetworkState
 from .theme import CLASS_COLORS, FONT, base_layout, style
 
 TILE, GAP_X, GAP_Y = 1.0, 2.2, 1.35  # a neuron's size, and the distance between columns and between rows
