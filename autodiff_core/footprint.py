@@ -1,5 +1,5 @@
 """What a run needs, said by its own config: ``config.footprint()`` counts numbers and flops, and the server
-turns them into bytes and seconds on its device (``studio.runner.estimate``). A lesson's config declares its
+turns them into bytes and seconds on its device (``studio.budget.estimate``). A lesson's config declares its
 footprint next to its fields, so the budget never has to recognise a lesson."""
 
 from __future__ import annotations

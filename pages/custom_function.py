@@ -14,7 +14,7 @@ from studio.charts import plot
 from studio.inputs import parse_vector
 from studio.lessons import widget
 from studio.page import require_app
-from studio.presets import bind_lesson
+from studio.presets import bind_lesson, settings_box
 from studio.sidebar import current_settings
 from studio.verdicts import show_gradcheck
 
@@ -58,7 +58,7 @@ def verdict(spec, cls: str, agree) -> str:
     return f"{forward}, and **so does backward** (rows 5 and 6). Compared with {tol}."
 
 
-with presenter.settings_box("custom_function"):
+with settings_box("custom_function"):
     name, x, g, error = custom_function_ui()
 spec = FUNCTIONS[name]
 if error:

@@ -15,7 +15,7 @@ from studio.lessons import widget
 from studio.live_chart import live_chart
 from studio.live_view import controls, current_run, live_section, status_text
 from studio.page import require_app
-from studio.presets import bind_lesson
+from studio.presets import bind_lesson, settings_box
 from studio.runner import LiveRun
 from studio.sidebar import current_settings
 
@@ -57,7 +57,7 @@ def logistic_ui() -> tuple[LogisticConfig | None, str]:
     return config, ""
 
 
-with presenter.settings_box("logistic"):
+with settings_box("logistic"):
     config, problem = logistic_ui()
 if problem:
     st.error(problem)

@@ -25,7 +25,7 @@ from studio.lessons import FEATURE_KEYS, MAX_NEURONS, widget
 from studio.live_chart import live_chart
 from studio.live_view import current_run, speed_value, status_text
 from studio.page import require_app
-from studio.presets import bind_lesson
+from studio.presets import bind_lesson, settings_box
 from studio.runner import LiveRun, current_session_id
 from studio.sidebar import current_settings
 from studio.weight_editor import CLICKABLE, weight_editor
@@ -148,7 +148,7 @@ def pause() -> None:
         settle(st.session_state["pg_model"])
 
 
-with presenter.settings_box("playground"):
+with settings_box("playground"):
     config, problem = playground_ui()
 if problem:
     st.error(problem)

@@ -11,7 +11,7 @@ from studio.lessons import widget
 from studio.live_chart import live_chart
 from studio.live_view import controls, current_run, live_section, status_text
 from studio.page import require_app
-from studio.presets import bind_lesson
+from studio.presets import bind_lesson, settings_box
 from studio.runner import LiveRun
 from studio.sidebar import current_settings
 
@@ -44,7 +44,7 @@ def two_layer_ui() -> tuple[TwoLayerConfig | None, str]:
     return config, ""
 
 
-with presenter.settings_box("two_layer"):
+with settings_box("two_layer"):
     config, problem = two_layer_ui()
 if problem:
     st.error(problem)

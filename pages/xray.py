@@ -17,7 +17,7 @@ from studio.charts import plot
 from studio.inputs import parse_vector
 from studio.lessons import ZG_DATA, widget
 from studio.page import require_app
-from studio.presets import bind_lesson
+from studio.presets import bind_lesson, settings_box
 from studio.sidebar import current_settings
 from studio.verdicts import show_gradcheck
 
@@ -27,7 +27,7 @@ presenter.intro("What PyTorch does between `loss.backward()` and the updated wei
 ZG_MEANS = dict(zip(ZG_DATA, (1.0, 1.7), strict=True))
 settings = current_settings()
 bind_lesson("xray")
-with presenter.settings_box("xray"):
+with settings_box("xray"):
     pass  # the preset picker; each tab keeps its own settings
 
 

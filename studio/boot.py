@@ -65,7 +65,7 @@ def freeze_imports() -> int:
 
     With them loaded, one full collection walks about 340,000 objects and holds the GIL for 0.3-0.5 s:
     every live feed and every run waits. Python starts one by itself from time to time while a class
-    allocates, and ``studio.runner.reap`` starts one to free closed sessions. Frozen, those walk only
+    allocates, and ``studio.reaper.reap`` starts one to free closed sessions. Frozen, those walk only
     what came after (sessions, runs). Garbage is collected first, so none is frozen; objects of a
     session open at that moment are never collected (the first page's, once)."""
     gc.collect()
@@ -114,7 +114,7 @@ def prune_idle_threads() -> bool:
     AnyIO starts a thread for each request that finds none free, and ends a thread idle for 10 s only
     when the next such request comes: after a class of 30 had left, 19 idle threads kept their stacks
     (bench/classroom.py). One no-op request from here ends them. Called from any thread, once the class
-    has gone quiet (``studio.runner.reap``); True when asked."""
+    has gone quiet (``studio.reaper.reap``); True when asked."""
     loop = _server_loop
     if loop is None or loop.is_closed():
         return False

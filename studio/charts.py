@@ -7,6 +7,8 @@ import streamlit as st
 
 from autodiff_core.figures.theme import recolor
 
+from .presenter import present_spec, presenting
+
 # The camera button saves the chart at the projector's size, whatever the window's.
 PLOT_CONFIG = {"displaylogo": False, "responsive": True,
                "toImageButtonOptions": {"format": "png", "width": 1280, "height": 720, "scale": 1}}
@@ -18,8 +20,6 @@ def plot(fig, *, key: str, fit: bool = False, on_select="ignore",
     colour-blind-safe palette always; the presenter scale in the presenter view, where ``fit`` also fits a
     replay that is the lesson's main chart under its controls, Play and slider included. ``on_select`` and
     ``selection_mode`` are ``st.plotly_chart``'s: a callback makes a click on a point an event."""
-    from .presenter import present_spec, presenting
-
     spec = recolor(fig.to_plotly_json())
     if presenting():
         spec = present_spec(spec, fit=fit)

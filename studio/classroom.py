@@ -21,9 +21,11 @@ from autodiff_core.figures.classroom import (
 )
 from autodiff_core.runs_io import MAX_JSON_BYTES, from_json, run_record, to_csv, to_json
 
+from .charts import plot
 from .lessons import SETTINGS
 from .links import echo
 from .png_button import png_button
+from .presets import sync_url
 from .runner import LiveRun
 
 KEEP = 3  # finished runs kept as ghosts (besides the pinned one)
@@ -125,9 +127,6 @@ def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
     """Export buttons for the finished run, the ghosts' Pin and Clear, and loading a run file.
     ``live_png``: a PNG button for the live chart (a lesson whose finished view is a ``charts.plot`` figure
     has the camera in that figure's toolbar instead)."""
-    from .charts import plot
-    from .presets import sync_url
-
     if lesson in SETTINGS:
         sync_url(lesson)  # a button that changed a setting mid-run (Regenerate) reaches the address bar
     remember_finished(lesson, run)

@@ -28,10 +28,8 @@ import bisect
 import gzip
 import json
 import logging
-import sys
 import threading
 import time
-import types
 import weakref
 import zlib
 from collections import OrderedDict
@@ -42,6 +40,8 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+
+from .process import process_wide
 
 if TYPE_CHECKING:
     from .runner import LiveRun
@@ -58,23 +58,6 @@ _REVOKED_KEPT = 10_000
 _HEADERS = {"Cache-Control": "no-store"}
 
 
-def process_wide(name: str, make: Callable[[], object]):
-    """One object per server process, kept when Streamlit re-imports this package.
-
-    Streamlit's file watcher unloads every watched module when any file of the app changes, and the
-    next script run imports them afresh; the route registered at start-up keeps the old module. The
-    registry of runs, the memory budget and the like must be the same object for both."""
-    holder = sys.modules.get(_HOLDER)
-    if holder is None:
-        holder = sys.modules.setdefault(_HOLDER, types.ModuleType(_HOLDER))
-    with _holder_lock:
-        if not hasattr(holder, name):
-            setattr(holder, name, make())
-        return getattr(holder, name)
-
-
-_HOLDER = "_autograd_studio_process_state"  # not importable, and no file: nothing watches or reloads it
-_holder_lock = threading.Lock()
 _runs: weakref.WeakValueDictionary[str, LiveRun] = process_wide("feed_runs", weakref.WeakValueDictionary)
 _revoked: OrderedDict[str, None] = process_wide("feed_revoked", OrderedDict)  # runs released with their session
 _revoked_lock = process_wide("feed_revoked_lock", threading.Lock)

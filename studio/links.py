@@ -22,6 +22,8 @@ from typing import Any
 
 import streamlit as st
 
+from .state import init_state
+
 ECHO = 40  # characters of a URL value that a message shows back
 MAX_TEXT = 200  # longest free-text value a link may set (longer ones fall back)
 _INT = re.compile(r"[+-]?[0-9]{1,12}")  # ASCII digits only: '²' and '٣' are not numbers here
@@ -219,11 +221,10 @@ def _notes_key(lesson: str) -> str:
 
 
 def bind(lesson: str, settings: list[Setting], presets: dict[str, dict] | None = None,
-         legacy: tuple[Legacy, ...] = ()) -> None:
+         legacy: tuple[Legacy, ...] = (), shared: tuple[list[str], Callable[[], None]] = ([], lambda: None)) -> None:
     """Read the URL once per session for this lesson, then keep the address bar in step with the widgets.
-    Draws a warning for each parameter of the link that fell back."""
-    from .state import init_state
-
+    Draws a warning for each parameter of the link that fell back, after ``shared``'s (notes the page shows for
+    the sidebar, and how to dismiss them)."""
     ss = st.session_state
     init_state({s.key: s.default for s in settings})
     if f"_links_read_{lesson}" not in ss:
@@ -233,10 +234,8 @@ def bind(lesson: str, settings: list[Setting], presets: dict[str, dict] | None =
         for key, value in found.items():
             ss[key] = value
         ss[_notes_key(lesson)] = notes
-    from .sidebar import take_notes  # in the presenter view, the sidebar's notes: its warnings are not seen
-
     notes = ss.get(_notes_key(lesson), [])
-    shared, dismiss_shared = take_notes()
+    shared, dismiss_shared = shared
     for message in shared + notes:
         st.warning(message)
     if shared or notes:

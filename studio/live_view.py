@@ -67,7 +67,7 @@ def status_text(run: LiveRun | None, unit: str, total: int | None) -> str:
         return ""
     last = run.last
     step = run.step_of(last) if last is not None else 0
-    if run.status == "queued":  # its place and why (runner.Budget.admit)
+    if run.status == "queued":  # its place and why (budget.Budget.admit)
         return run.message
     now = run.finished or time.perf_counter()
     elapsed = now - (now if run.began is None else run.began)  # time spent queued is not training time

@@ -7,8 +7,7 @@ the one theme (``autodiff_core.figures.theme.present_layout``): ticks 18 px, tit
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -80,18 +79,6 @@ def intro(text: str) -> None:
     says it."""
     if not presenting():
         st.markdown(text)
-
-
-@contextlib.contextmanager
-def settings_box(lesson: str) -> Iterator[None]:
-    """Where a lesson draws its settings: in the presenter view, one folded expander; the preset picker
-    comes first either way."""
-    from .presets import preset_picker
-
-    box = st.expander("Settings and presets", expanded=False) if presenting() else st.container()
-    with box:
-        preset_picker(lesson)
-        yield
 
 
 def dot_options() -> dict:

@@ -1,11 +1,18 @@
 """A lesson page's link and preset calls: the URL sets the widgets on first sight, the address bar follows
-them, and the preset picker applies a named preset. Each lesson's settings and presets are declared in
-``studio/lessons.py``."""
+them, and the settings box opens with the preset picker, which applies a named preset. Each lesson's settings
+and presets are declared in ``studio/lessons.py``."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
+import streamlit as st
+
 from . import links
 from .lessons import lesson as _lesson
+from .presenter import presenting
+from .sidebar import take_notes
 from .student_functions import ActivationSetting, link_consent  # a lesson 6 Function travels in links as code
 
 
@@ -13,7 +20,8 @@ def bind_lesson(key: str) -> None:
     """The one call a lesson page makes before its widgets: the URL sets the widgets on first sight (each
     setting starts at its declared default), and the address bar follows them."""
     lesson = _lesson(key)
-    links.bind(key, list(lesson.settings), lesson.presets, lesson.legacy)
+    # in the presenter view, the sidebar's notes show here too: its warnings are not seen
+    links.bind(key, list(lesson.settings), lesson.presets, lesson.legacy, shared=take_notes())
     for setting in lesson.settings:
         if isinstance(setting, ActivationSetting):  # a Function the link carries waits for consent
             link_consent(setting.key)
@@ -28,3 +36,13 @@ def sync_url(key: str) -> None:
     """At the end of a page run: settings a button changed mid-run (Regenerate) reach the address bar."""
     lesson = _lesson(key)
     links.write_url(list(lesson.settings), lesson.legacy)
+
+
+@contextlib.contextmanager
+def settings_box(key: str) -> Iterator[None]:
+    """Where a lesson draws its settings: in the presenter view, one folded expander; the preset picker
+    comes first either way."""
+    box = st.expander("Settings and presets", expanded=False) if presenting() else st.container()
+    with box:
+        preset_picker(key)
+        yield

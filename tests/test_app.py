@@ -219,11 +219,11 @@ def test_a_good_url_sets_the_sidebar_and_the_url_follows_the_sidebar(new_app):
 def test_a_queued_run_says_on_its_page_where_it_waits_and_why(new_app, monkeypatch):
     """Lesson 3 pressed while big runs hold the memory kept for them: the live chart's status line (what the page
     shows over the chart) is the queue's sentence, not 'Training…'."""
-    from studio import runner
+    from studio import budget
 
     limit = 4 * 2**30
-    monkeypatch.setattr(runner.BUDGET, "_limits", {"cpu": limit})
-    monkeypatch.setattr(runner.BUDGET, "_used", {"cpu": limit})  # full
+    monkeypatch.setattr(budget.BUDGET, "_limits", {"cpu": limit})
+    monkeypatch.setattr(budget.BUDGET, "_used", {"cpu": limit})  # full
     at = new_app()
     at.switch_page("pages/logistic.py").run()
     at.button(key="logistic_train").click().run()

@@ -12,7 +12,7 @@ import weakref
 
 from starlette.concurrency import run_in_threadpool
 
-from studio import boot, runner
+from studio import boot, reaper
 
 
 def workers() -> list[threading.Thread]:
@@ -61,11 +61,11 @@ def test_no_server_loop_nothing_to_prune(monkeypatch):
 def test_the_reaper_prunes_threads_when_it_collects_a_closed_class(monkeypatch):
     calls = []
     monkeypatch.setattr(boot, "prune_idle_threads", lambda: calls.append("prune") or True)
-    monkeypatch.setattr(runner, "_trim_heap", lambda: calls.append("trim"))
-    monkeypatch.setattr(runner, "_collect_due", True)
-    monkeypatch.setattr(runner, "_last_collect", 0.0)
-    monkeypatch.setattr(runner, "_live", type(runner._live)())
-    runner.reap(now=time.monotonic() + 100)
+    monkeypatch.setattr(reaper, "trim_heap", lambda: calls.append("trim"))
+    monkeypatch.setattr(reaper, "_collect_due", True)
+    monkeypatch.setattr(reaper, "_last_collect", 0.0)
+    monkeypatch.setattr(reaper, "_live", type(reaper._live)())
+    reaper.reap(now=time.monotonic() + 100)
     assert calls == ["prune", "trim"]
 
 

@@ -13,7 +13,7 @@ import pytest
 from starlette.requests import Request
 from streamlit.web.server.app_discovery import discover_asgi_app
 
-from studio import feed, runner
+from studio import budget, feed, reaper, runner, turns
 from studio.runner import LiveRun
 from tests.conftest import feed_get as get
 
@@ -24,9 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def fresh_budget(monkeypatch):
     """Each test starts with the server's memory budget empty and turns free (runs of other tests, held
     by a gate, may hold some)."""
-    monkeypatch.setattr(runner, "BUDGET", runner.Budget())
-    monkeypatch.setattr(runner, "TURNS", runner.Turns(100))
-    monkeypatch.setattr(runner, "PACED", runner.Turns(100))
+    monkeypatch.setattr(budget, "BUDGET", budget.Budget())
+    monkeypatch.setattr(turns, "TURNS", turns.Turns(100))
+    monkeypatch.setattr(turns, "PACED", turns.Turns(100))
 
 
 def poll(url: str, after=None, layout: str = "") -> tuple[int, dict, int]:
@@ -232,9 +232,9 @@ def test_a_released_run_is_revoked_and_its_snapshots_dropped():
 
 def test_a_run_outlives_a_blip_stops_after_the_grace_period_and_is_released_with_its_session(monkeypatch):
     alive, kept_by_streamlit = {"s1": True, "s2": True}, {"s1": True, "s2": True}
-    monkeypatch.setattr(runner, "_session_alive", lambda sid: sid is None or alive[sid])
-    monkeypatch.setattr(runner, "_session_kept", lambda sid: sid is None or kept_by_streamlit[sid])
-    monkeypatch.setattr(runner, "REAP_EVERY", 3600.0)  # the test reaps by hand
+    monkeypatch.setattr(reaper, "_session_alive", lambda sid: sid is None or alive[sid])
+    monkeypatch.setattr(reaper, "_session_kept", lambda sid: sid is None or kept_by_streamlit[sid])
+    monkeypatch.setattr(reaper, "REAP_EVERY", 3600.0)  # the test reaps by hand
     gate1, gate2 = Gate(), Gate()
     kept = LiveRun("test", None, gate1.stream, lambda s: s, session_id="s1").start()
     away = LiveRun("test", None, gate2.stream, lambda s: s, session_id="s2").start()
@@ -243,14 +243,14 @@ def test_a_run_outlives_a_blip_stops_after_the_grace_period_and_is_released_with
     gate2.step(away)
     alive["s2"] = False  # its websocket closed: Streamlit keeps the session for the page to come back
     now = time.monotonic()
-    assert runner.reap(now) == 0 and runner.reap(now + runner.GRACE - 1) == 0
+    assert reaper.reap(now) == 0 and reaper.reap(now + reaper.GRACE - 1) == 0
     gate2.step(away)  # a network blip: the run goes on, and its feed answers
     assert away.running and poll(urls[1], after=-1)[0] == 200 and away.view()[1] == 2
-    assert runner.reap(now + runner.GRACE + 0.1) == 0  # away too long: stopped, and what it recorded is kept
-    assert away.status == "stopped" and away.message == runner.AWAY and not away.released
+    assert reaper.reap(now + reaper.GRACE + 0.1) == 0  # away too long: stopped, and what it recorded is kept
+    assert away.status == "stopped" and away.message == reaper.AWAY and not away.released
     assert away.view()[1] == 2 and poll(urls[1], after=-1)[0] == 200
     kept_by_streamlit["s2"] = False  # Streamlit dropped the session: nobody can come back to it
-    assert runner.reap(now + runner.GRACE + 1.2) == 1
+    assert reaper.reap(now + reaper.GRACE + 1.2) == 1
     assert away.released and poll(urls[1], after=-1)[0] == 410
     assert not kept.released and kept.running and poll(urls[0], after=-1)[0] == 200
     kept.stop()
@@ -258,18 +258,18 @@ def test_a_run_outlives_a_blip_stops_after_the_grace_period_and_is_released_with
 
 def test_a_run_comes_back_with_its_page_within_the_grace_period(monkeypatch):
     alive = {"s1": False}
-    monkeypatch.setattr(runner, "_session_alive", lambda sid: sid is None or alive[sid])
-    monkeypatch.setattr(runner, "_session_kept", lambda sid: True)
-    monkeypatch.setattr(runner, "REAP_EVERY", 3600.0)
+    monkeypatch.setattr(reaper, "_session_alive", lambda sid: sid is None or alive[sid])
+    monkeypatch.setattr(reaper, "_session_kept", lambda sid: True)
+    monkeypatch.setattr(reaper, "REAP_EVERY", 3600.0)
     gate = Gate()
     run = LiveRun("test", None, gate.stream, lambda s: s, session_id="s1").start()
     gate.step(run)
     now = time.monotonic()
-    runner.reap(now)
+    reaper.reap(now)
     alive["s1"] = True  # reconnected after 50 s: the clock starts again at its next blip
-    runner.reap(now + runner.GRACE - 10)
+    reaper.reap(now + reaper.GRACE - 10)
     alive["s1"] = False
-    assert runner.reap(now + runner.GRACE + 5) == 0 and run.running
+    assert reaper.reap(now + reaper.GRACE + 5) == 0 and run.running
     run.stop()
 
 
@@ -303,18 +303,18 @@ def test_snapshots_kept_are_bounded_in_bytes_as_well_as_in_number():
 def test_a_run_too_big_for_the_server_is_refused_with_the_limit_named(monkeypatch):
     from autodiff_core import TwoLayerConfig
 
-    monkeypatch.setattr(runner.BUDGET, "_limits", {"cpu": 200 * 2**20})
+    monkeypatch.setattr(budget.BUDGET, "_limits", {"cpu": 200 * 2**20})
     config = TwoLayerConfig(N=10_000, D_in=5000, H=1, D_out=1000)  # 60 million numbers: half a GB at its peak
     run = LiveRun("two_layer", config, lambda: pytest.fail("allocated"), lambda s: s.step).start()
     assert run.status == "error" and not run.running
-    need = f"about {runner.estimate(config).memory / 2**20:.0f} MB"
+    need = f"about {budget.estimate(config).memory / 2**20:.0f} MB"
     assert need in run.message and "200 MB" in run.message and "Make N, D_in or H smaller" in run.message
 
 
 def test_a_step_slower_than_the_limit_is_refused(monkeypatch):
     from autodiff_core import TwoLayerConfig
 
-    monkeypatch.setattr(runner, "_rates", {("cpu", 4): 1e9})  # a slow machine: 1 GFLOP/s
+    monkeypatch.setattr(budget, "_rates", {("cpu", 4): 1e9})  # a slow machine: 1 GFLOP/s
     config = TwoLayerConfig(N=1000, D_in=1000, H=1000)  # 6 GFLOP a step
     run = LiveRun("two_layer", config, lambda: pytest.fail("allocated"), lambda s: s.step).start()
     assert run.status == "error" and "a step" in run.message and "Stop" in run.message
@@ -323,8 +323,8 @@ def test_a_step_slower_than_the_limit_is_refused(monkeypatch):
 def test_estimates_follow_the_sizes_and_the_dtype():
     from autodiff_core import TwoLayerConfig
 
-    small, big = runner.estimate(TwoLayerConfig()), runner.estimate(TwoLayerConfig(N=640, H=1000))
-    wide = runner.estimate(TwoLayerConfig(dtype="float64"))
+    small, big = budget.estimate(TwoLayerConfig()), budget.estimate(TwoLayerConfig(N=640, H=1000))
+    wide = budget.estimate(TwoLayerConfig(dtype="float64"))
     assert big.memory > 5 * small.memory and big.step_seconds > 50 * small.step_seconds
     assert wide.memory == pytest.approx(2 * small.memory, rel=0.01)
 
@@ -333,8 +333,8 @@ def test_runs_over_the_budget_wait_in_a_visible_queue(monkeypatch):
     from autodiff_core import TwoLayerConfig
 
     config = TwoLayerConfig()
-    need = runner.estimate(config).memory
-    monkeypatch.setattr(runner.BUDGET, "_limits", {"cpu": int(1.5 * need)})  # room for one at a time
+    need = budget.estimate(config).memory
+    monkeypatch.setattr(budget.BUDGET, "_limits", {"cpu": int(1.5 * need)})  # room for one at a time
     g1, g2 = Gate(), Gate()
     first = LiveRun("two_layer", config, g1.stream, lambda s: s).start()
     g1.step(first)
@@ -352,7 +352,7 @@ def test_runs_over_the_budget_wait_in_a_visible_queue(monkeypatch):
     second.stop()
     g2.go.release()
     second.join(5)
-    assert runner.BUDGET.used("cpu") == 0
+    assert budget.BUDGET.used("cpu") == 0
 
 
 def test_a_small_run_never_waits_behind_a_big_one_and_the_big_one_says_why(monkeypatch):
@@ -362,9 +362,9 @@ def test_a_small_run_never_waits_behind_a_big_one_and_the_big_one_says_why(monke
     from studio.live_view import status_text
 
     limit = 3 * 2**30
-    monkeypatch.setattr(runner.BUDGET, "_limits", {"cpu": limit})
+    monkeypatch.setattr(budget.BUDGET, "_limits", {"cpu": limit})
     sizes = {"big": limit // 3, "small": 2**20}
-    monkeypatch.setattr(runner, "estimate", lambda config, activation=None: runner.Cost(sizes[config], 0.0, "cpu"))
+    monkeypatch.setattr(budget, "estimate", lambda config, activation=None: budget.Cost(sizes[config], 0.0, "cpu"))
     gates = [Gate() for _ in range(5)]
     bigs = [LiveRun("test", "big", g.stream, lambda s: s).start() for g in gates[:3]]
     for run, gate in zip(bigs[:2], gates, strict=False):
@@ -396,20 +396,20 @@ def test_a_small_run_never_waits_behind_a_big_one_and_the_big_one_says_why(monke
         run.stop()
         gate.go.release()
         run.join(5)
-    assert runner.BUDGET.used("cpu") == 0
+    assert budget.BUDGET.used("cpu") == 0
 
 
 def test_a_run_bigger_than_one_run_may_be_is_refused_in_words(monkeypatch):
-    monkeypatch.setattr(runner.BUDGET, "_limits", {"cpu": 4 * 2**30})
-    monkeypatch.setattr(runner, "estimate", lambda config, activation=None: runner.Cost(int(3.5 * 2**30), 0.0, "cpu"))
+    monkeypatch.setattr(budget.BUDGET, "_limits", {"cpu": 4 * 2**30})
+    monkeypatch.setattr(budget, "estimate", lambda config, activation=None: budget.Cost(int(3.5 * 2**30), 0.0, "cpu"))
     run = LiveRun("test", None, lambda: pytest.fail("started"), lambda s: s).start()
     assert run.status == "error" and "lets one run on the CPU use 3.0 GB (all runs together 4.0 GB)" in run.message
 
 
 def test_stop_ends_a_queued_run_without_it_ever_starting(monkeypatch):
-    monkeypatch.setattr(runner.BUDGET, "_limits", {"cpu": 0})
-    monkeypatch.setattr(runner, "estimate", lambda config, activation=None: runner.Cost(0, 0.0, "cpu"))
-    monkeypatch.setattr(runner.BUDGET, "_used", {"cpu": 1})  # full
+    monkeypatch.setattr(budget.BUDGET, "_limits", {"cpu": 0})
+    monkeypatch.setattr(budget, "estimate", lambda config, activation=None: budget.Cost(0, 0.0, "cpu"))
+    monkeypatch.setattr(budget.BUDGET, "_used", {"cpu": 1})  # full
     run = LiveRun("test", None, lambda: pytest.fail("started"), lambda s: s).start()
     deadline = time.monotonic() + 5
     while run.status != "queued" and time.monotonic() < deadline:
@@ -420,8 +420,8 @@ def test_stop_ends_a_queued_run_without_it_ever_starting(monkeypatch):
 
 
 def test_full_speed_runs_take_turns_first_come_first_served(monkeypatch):
-    monkeypatch.setattr(runner, "TURNS", runner.Turns(1))
-    monkeypatch.setattr(runner, "QUANTUM", 0.0)  # a turn is one step
+    monkeypatch.setattr(turns, "TURNS", turns.Turns(1))
+    monkeypatch.setattr(turns, "QUANTUM", 0.0)  # a turn is one step
     order: list[str] = []
 
     def stream(name):
@@ -433,11 +433,11 @@ def test_full_speed_runs_take_turns_first_come_first_served(monkeypatch):
         return gen
 
     runs = [LiveRun("test", None, stream(n), lambda s: s) for n in "abc"]
-    runner.TURNS.acquire()  # hold the only turn until all three wait for it
+    turns.TURNS.acquire()  # hold the only turn until all three wait for it
     for r in runs:
         r.start()
         time.sleep(0.05)
-    runner.TURNS.release()
+    turns.TURNS.release()
     for r in runs:
         r.join(5)
     assert all(r.status == "done" for r in runs)
@@ -448,7 +448,7 @@ def test_small_paced_runs_take_turns_a_step_at_a_time_and_a_long_step_waits_for_
     """Paced runs with small steps compute one at a time (PACED), a step a turn, so thirty of them do not hand
     the GIL to one another at every torch call; a paced run whose steps are long never takes one (it would hold
     every small run up for a whole step)."""
-    monkeypatch.setattr(runner, "PACED", runner.Turns(1))
+    monkeypatch.setattr(turns, "PACED", turns.Turns(1))
     inside, most, order = [0], [0], []
     lock = threading.Lock()
 
@@ -465,31 +465,31 @@ def test_small_paced_runs_take_turns_a_step_at_a_time_and_a_long_step_waits_for_
                 yield i
         return gen
 
-    runner.PACED.acquire()  # hold the only turn until all three wait for it
+    turns.PACED.acquire()  # hold the only turn until all three wait for it
     runs = []
     for n in "abc":
         runs.append(LiveRun("test", None, stream(n), lambda s: s, speed=1e6).start())
         time.sleep(0.05)
-    runner.PACED.release()
+    turns.PACED.release()
     for r in runs:
         r.join(5)
     assert all(r.status == "done" and r.count == 4 for r in runs) and most[0] == 1  # never two steps at once
     assert "".join(order[:6]) == "abcabc"  # a step a turn, first come first served: not a run to its end
 
-    runner.PACED.acquire()  # every paced turn taken (say, by a slow step of a small run)
-    monkeypatch.setattr(runner, "estimate", lambda config, act=None: runner.Cost(2**20, 0.5, "cpu"))
+    turns.PACED.acquire()  # every paced turn taken (say, by a slow step of a small run)
+    monkeypatch.setattr(budget, "estimate", lambda config, act=None: budget.Cost(2**20, 0.5, "cpu"))
     long = LiveRun("test", None, lambda: (i for i in range(3)), lambda s: s, speed=1e6).start()
     long.join(5)
-    runner.PACED.release()
+    turns.PACED.release()
     assert long.status == "done" and long.count == 3
 
 
 def test_paced_runs_never_wait_for_a_full_speed_turn(monkeypatch):
-    monkeypatch.setattr(runner, "TURNS", runner.Turns(1))
-    runner.TURNS.acquire()  # every turn taken (say, by a long full-speed step)
+    monkeypatch.setattr(turns, "TURNS", turns.Turns(1))
+    turns.TURNS.acquire()  # every turn taken (say, by a long full-speed step)
     run = LiveRun("test", None, lambda: (i for i in range(3)), lambda s: s, speed=1000.0).start()
     run.join(5)
-    runner.TURNS.release()
+    turns.TURNS.release()
     assert run.status == "done" and run.count == 3
 
 
@@ -594,11 +594,11 @@ def test_the_budget_reads_what_a_config_says_it_needs_and_refuses_a_config_that_
         def footprint(self) -> Footprint:
             return Footprint(numbers=1000, flops=0.0, fixed_bytes=10, fixed_seconds=0.25, hint="Fewer.")
 
-    cost = runner.estimate(Counted())
+    cost = budget.estimate(Counted())
     assert (cost.memory, cost.step_seconds, cost.hint) == (8 * 1000 + 10, 0.25, "Fewer.")
 
     class Silent:
         pass
 
     with pytest.raises(TypeError, match="footprint"):
-        runner.estimate(Silent())
+        budget.estimate(Silent())

@@ -1,6 +1,6 @@
 """The engine's boundaries (``autodiff_core/__init__.py``): the engine imports torch and numpy, never plotly or
-Streamlit (``figures/`` alone draws); nothing in ``autodiff_core`` imports the app (``studio``, ``pages``); and
-its modules import one another without a cycle."""
+Streamlit (``figures/`` alone draws); nothing in ``autodiff_core`` imports the app (``studio``, ``pages``), nor
+``studio`` a page; and the modules of the engine and of the app import one another without a cycle."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def package_modules() -> dict[str, Path]:
-    """Every module of ``autodiff_core``, by dotted name (a package by its own name)."""
-    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+def package_modules(package: Path = PACKAGE) -> dict[str, Path]:
+    """Every module of a package (``autodiff_core`` by default), by dotted name (a package by its own name)."""
+    return {module_name(p): p for p in sorted(package.rglob("*.py"))}
 
 
 def engine_modules() -> list[str]:
@@ -101,8 +101,8 @@ def test_autodiff_core_never_imports_the_app():
     assert not found, "\n".join(found)
 
 
-def import_graph() -> dict[str, set[str]]:
-    modules = package_modules()
+def import_graph(*packages: Path) -> dict[str, set[str]]:
+    modules = {m: p for package in packages or (PACKAGE,) for m, p in package_modules(package).items()}
     return {m: {t for t, _ in imports(m, p) if t in modules and t != m} for m, p in modules.items()}
 
 
@@ -138,5 +138,20 @@ def test_autodiff_core_has_no_import_cycles():
     """Counting function-level imports too: one there to dodge a cycle at import time is still a cycle."""
     graph = import_graph()
     assert "autodiff_core.grading.judge" in graph["autodiff_core.grading.zygote"]  # the graph sees the package
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_studio_never_imports_a_page():
+    found = [f"{path.relative_to(ROOT)}:{line} imports {target}"
+             for module, path in package_modules(ROOT / "studio").items()
+             for target, line in imports(module, path) if target.split(".")[0] == "pages"]
+    assert not found, "\n".join(found)
+
+
+def test_the_app_has_no_import_cycles():
+    """``studio`` and the engine together, function-level imports counted (``if TYPE_CHECKING:`` ones never run)."""
+    graph = import_graph(PACKAGE, ROOT / "studio")
+    assert "studio.budget" in graph["studio.runner"]  # the graph sees the app's own imports
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])

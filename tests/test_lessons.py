@@ -8,7 +8,7 @@ import pytest
 from toy_lesson import TOY, ToyConfig, ToySnapshot, train_toy
 
 from autodiff_core import runs_io
-from studio import lessons, runner
+from studio import budget, lessons
 
 
 @pytest.fixture
@@ -79,10 +79,10 @@ def test_a_registered_lesson_s_runs_are_run_files(toy):
 
 
 def test_the_budget_reads_a_registered_lesson_s_cost(toy):
-    small, big = runner.estimate(ToyConfig(size=1)), runner.estimate(ToyConfig(size=100))
+    small, big = budget.estimate(ToyConfig(size=1)), budget.estimate(ToyConfig(size=100))
     assert (small.memory, big.memory) == (4 * 1000, 4 * 100_000)
     assert small.step_seconds == 0.01 and big.hint == "Make it smaller."
-    budget = runner.Budget()
-    assert budget.refuse(big) == ""
-    huge = runner.estimate(ToyConfig(size=10**9))
-    assert "Make it smaller." in budget.refuse(huge)
+    server = budget.Budget()
+    assert server.refuse(big) == ""
+    huge = budget.estimate(ToyConfig(size=10**9))
+    assert "Make it smaller." in server.refuse(huge)

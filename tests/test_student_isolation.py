@@ -11,7 +11,7 @@ from conftest import process_alive, wait_for_run
 
 from autodiff_core.grading import validator
 from autodiff_core.grading.challenges import CHALLENGES
-from studio.runner import estimate
+from studio.budget import estimate
 
 pytestmark = pytest.mark.timeout(300)
 RELU = CHALLENGES["relu"].solution
@@ -118,7 +118,7 @@ def test_the_run_estimate_counts_the_function(new_app):
     assert base.memory < one.memory < two.memory and base.step_seconds < one.step_seconds < two.step_seconds
     assert two.worker.memory_mb > one.worker.memory_mb
     big = estimate(TwoLayerConfig(N=10_000, H=5_000, D_in=10, D_out=10), dear)
-    from studio.runner import BUDGET
+    from studio.budget import BUDGET
 
     assert "Your Function from lesson 6 adds about" in BUDGET.refuse(big)  # refused up front, with the reason
 
@@ -138,10 +138,10 @@ def test_a_limit_reached_while_the_page_draws_is_one_sentence(new_app, monkeypat
 
 
 def test_a_run_over_its_memory_says_so(new_app, monkeypatch):
-    import studio.runner as runner
+    from studio import budget
 
     at, name = adopted(new_app)
-    monkeypatch.setattr(runner, "WORKER_BASE_MB", 1)  # the run's worker has room for almost nothing
+    monkeypatch.setattr(budget, "WORKER_BASE_MB", 1)  # the run's worker has room for almost nothing
     train(at, "pages/two_layer.py", "two_layer", tl_activation=name, tl_steps=3, tl_N=4000, tl_D_in=4000, tl_lr=1e-12,
           two_layer_speed="max")  # x alone is 64 MB
     run = wait_for_run(at, "two_layer")
