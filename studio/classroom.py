@@ -10,7 +10,7 @@ import re
 import streamlit as st
 
 from autodiff_core.figures.classroom import (
-    boundary_range,
+    RunFigures,
     difference_label,
     fit_ghosts,
     ghost_record,
@@ -21,6 +21,7 @@ from autodiff_core.figures.classroom import (
 )
 from autodiff_core.runs_io import MAX_JSON_BYTES, from_json, run_record, to_csv, to_json
 
+from . import lessons
 from .charts import plot
 from .lessons import SETTINGS
 from .links import echo
@@ -52,7 +53,7 @@ def remember_finished(lesson: str, run: LiveRun | None) -> None:
     snaps = run.view()[0]
     if not snaps:
         return
-    entry = {"run_id": run.run_id, "config": run.config, "ghost": ghost_record(lesson, "", snaps)}
+    entry = {"run_id": run.run_id, "config": run.config, "ghost": ghost_record(_figures(lesson), "", snaps)}
     st.session_state[f"_ghosts_{lesson}"] = (history + [entry])[-(KEEP + 1):]  # the run on screen + KEEP before
 
 
@@ -82,7 +83,7 @@ def ghost_adder(lesson: str, run: LiveRun | None, reference=None):
     def add(data: dict) -> None:
         if traces:
             data["base"] = list(data["base"]) + [dict(t) for t in traces]
-            fit_ghosts(lesson, data["layout"], traces)
+            fit_ghosts(_figures(lesson), data["layout"], traces)
             show_ghost_legend(data["layout"])
 
     return add
@@ -105,7 +106,7 @@ def add_ghosts_to_spec(spec: dict, lesson: str, run: LiveRun | None) -> dict:
     traces = _traces(lesson, run)
     spec["data"] = list(spec["data"]) + [dict(t) for t in traces]
     layout = spec["layout"]
-    fit_ghosts(lesson, layout, traces)
+    fit_ghosts(_figures(lesson), layout, traces)
     named = sum(1 for t in traces if t.get("showlegend", True))
     top = (layout.get("margin") or {}).get("t")
     if named and (layout.get("legend") or {}).get("yanchor") == "bottom" and top is not None:
@@ -115,12 +116,18 @@ def add_ghosts_to_spec(spec: dict, lesson: str, run: LiveRun | None) -> dict:
     return spec
 
 
+def _figures(lesson: str) -> RunFigures:
+    """How the lesson draws its finished runs and their ghosts (its registry entry says)."""
+    return lessons.lesson(lesson).run_figures
+
+
 def _traces(lesson: str, run: LiveRun | None, reference=None) -> list[dict]:
     found = ghosts(lesson, run, reference)
     if not found:
         return []
-    xr = boundary_range(run.config) if lesson == "logistic" and run is not None else None
-    return ghost_traces(lesson, found, xr)
+    figures = _figures(lesson)
+    spans = figures.boundary_range(run.config) if figures.boundary_range and run is not None else None
+    return ghost_traces(figures, found, spans)
 
 
 def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
@@ -143,7 +150,7 @@ def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
                              key=f"{lesson}_json", on_click="ignore", width="stretch",
                              help="Settings, every recorded state, and the torch/numpy/app versions. "
                                   "Load it back below to replay the run without training.")
-        next(c).download_button("HTML", lambda: standalone_html(replay_figure(lesson, run.config,
+        next(c).download_button("HTML", lambda: standalone_html(replay_figure(_figures(lesson), run.config,
                                                                                       run.view()[0]), name),
                              f"{name}.html", "text/html", key=f"{lesson}_html", on_click="ignore", width="stretch",
                              help="The replay as one HTML file with Play/Pause and the slider; it plays offline.")
@@ -171,12 +178,12 @@ def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
         made = ", ".join(f"{k} {echo(str(v.get(k)))}" for k in ("torch", "numpy", "app"))  # file text: data
         st.caption(f"Loaded run: {len(snaps)} recorded states, made with {made}. Replayed, not trained.")
         replayed = dataclasses.replace(config, device="cpu")  # drawn here, wherever it trained
-        plot(replay_figure(lesson, replayed, snaps), key=f"{lesson}_loaded_replay")
+        plot(replay_figure(_figures(lesson), replayed, snaps), key=f"{lesson}_loaded_replay")
 
 
 def plain(text: str) -> str:
     """``text`` as markdown that shows it as it is: each punctuation mark escaped, so no emphasis, link, image,
-    code, directive or HTML forms (DESIGN rule 13); one line."""
+    code, directive or HTML forms: text from outside is data, never markup); one line."""
     return _PUNCTUATION.sub(r"\\\1", " ".join(text.split()))
 
 

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 from autodiff_core import FUNCTIONS, LogisticConfig, LogisticSnapshot, TwoLayerConfig, TwoLayerSnapshot, runs_io
 from autodiff_core.features import DEFAULT_FEATURES, FEATURES
+from autodiff_core.figures import classroom as run_figures
+from autodiff_core.figures.classroom import RunFigures
 from autodiff_core.functions import activation_names
 from autodiff_core.grading.challenges import CHALLENGES
 from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, PlaygroundConfig, PlaygroundSnapshot
@@ -43,6 +45,7 @@ class Lesson:
     legacy: tuple[Legacy, ...] = ()  # parameters of older links, folded into today's settings
     config: type | None = None  # a run's frozen config: its fields are a run file's settings
     snapshot: type | None = None  # a run's recorded state: a run file's states
+    run_figures: RunFigures | None = None  # how a finished run, a loaded run file and earlier runs' ghosts draw
     page: str = ""  # the page's file, from the app's folder; pages/<key>.py unless given
 
     def __post_init__(self) -> None:
@@ -202,7 +205,7 @@ register(Lesson(
         "Learning rate too small": {"tl_lr": 1e-8},
         "torch.relu instead of MyReLU": {"tl_activation": "torch.relu"},
     },
-    config=TwoLayerConfig, snapshot=TwoLayerSnapshot,
+    config=TwoLayerConfig, snapshot=TwoLayerSnapshot, run_figures=run_figures.TWO_LAYER,
 ))
 
 register(Lesson(
@@ -231,7 +234,7 @@ register(Lesson(
         "No momentum: slow": {"lr_momentum": 0.0},
         "Overlapping clusters": {"lr_mean": 0.3},
     },
-    config=LogisticConfig, snapshot=LogisticSnapshot,
+    config=LogisticConfig, snapshot=LogisticSnapshot, run_figures=run_figures.LOGISTIC,
 ))
 
 register(Lesson(
@@ -307,7 +310,7 @@ register(Lesson(
     legacy=(Legacy((Setting("pg_layers", int, len(_P.hidden), 1, MAX_DEPTH, label="Hidden layers"),
                     Setting("pg_width", int, _P.hidden[0], 1, MAX_NEURONS, label="Neurons per layer")),
                    _hidden_from_old_link),),
-    config=PlaygroundConfig, snapshot=PlaygroundSnapshot,
+    config=PlaygroundConfig, snapshot=PlaygroundSnapshot, run_figures=run_figures.PLAYGROUND,
 ))
 
 register(Lesson(

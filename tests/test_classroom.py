@@ -11,6 +11,8 @@ import pytest
 
 from autodiff_core import LogisticConfig, TwoLayerConfig, train_logistic, train_two_layer
 from autodiff_core.figures.classroom import (
+    LOGISTIC,
+    PLAYGROUND,
     difference_label,
     ghost_record,
     ghost_traces,
@@ -129,7 +131,7 @@ def test_a_bad_run_file_gives_a_message(text):
 
 def test_the_standalone_replay_carries_plotly_and_its_frames():
     config = LogisticConfig(record_every=1, max_iterations=150)
-    html = standalone_html(replay_figure("logistic", config, list(train_logistic(config))), "run")
+    html = standalone_html(replay_figure(LOGISTIC, config, list(train_logistic(config))), "run")
     assert "cdn.plot.ly" not in html.split("<body")[1][:500] and "Plotly.newPlot" in html
     assert html.count('"name":"') > 100 and ("▶ Play" in html or "\\u25b6 Play" in html)  # JSON may escape it
     figure = html.split("Plotly.newPlot")[-1]  # plotly.js itself lists D3's colours
@@ -145,8 +147,8 @@ def test_ghost_labels_name_the_settings_that_differ():
 
     shaped = PlaygroundConfig(hidden=(4, 2), features=("X1", "X2", "sin X1"))
     assert difference_label(shaped, PlaygroundConfig(), limit=5) == "features X1+X2+sin X1, layers 4-2"
-    ghost = ghost_record("logistic", "lr 0.5", list(train_logistic(LogisticConfig(learning_rate=0.5))))
-    traces = ghost_traces("logistic", [ghost], [-3.0, 5.0])
+    ghost = ghost_record(LOGISTIC, "lr 0.5", list(train_logistic(LogisticConfig(learning_rate=0.5))))
+    traces = ghost_traces(LOGISTIC, [ghost], [-3.0, 5.0])
     assert [t["yaxis"] for t in traces[:1]] == ["y2"] and len(traces) == 2  # loss curve and final boundary
     assert traces[0]["name"] == "lr 0.5" and traces[0]["showlegend"]
 
@@ -190,7 +192,7 @@ def test_a_loaded_run_file_replays_without_training(lesson, monkeypatch):
     import autodiff_core.playground as pg
 
     monkeypatch.setattr(pg.Playground, "step", no_training)
-    fig = replay_figure(lesson, config2, snaps2)
+    fig = replay_figure(lessons.lesson(lesson).run_figures, config2, snaps2)
     titles = [f.layout.title.text for f in fig.frames]
     assert len(fig.frames) > 10 and len(set(titles)) == len(titles)  # the numbers follow the slider
 
@@ -217,5 +219,5 @@ def test_a_loaded_regression_run_replays_with_a_regressions_words():
 
     config = PlaygroundConfig(dataset=next(d for d in PLAYGROUND_DATASETS if is_regression(d)))
     snaps = list(Playground(config).run(20, 5))
-    text = json.dumps(replay_figure("playground", config, snaps).to_plotly_json(), ensure_ascii=False)
+    text = json.dumps(replay_figure(PLAYGROUND, config, snaps).to_plotly_json(), ensure_ascii=False)
     assert "variance explained" in text and "accuracy" not in text

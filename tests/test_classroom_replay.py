@@ -15,7 +15,7 @@ import pytest
 
 from autodiff_core import LogisticConfig, train_logistic
 from autodiff_core.figures import REPLAY_TRACES, FigureSpec, logistic_replay_figure, logistic_replay_spec
-from autodiff_core.figures.classroom import ghost_record, ghost_traces
+from autodiff_core.figures.classroom import LOGISTIC, ghost_record, ghost_traces
 from autodiff_core.logistic import logistic_data
 from studio import classroom, feed
 from studio.runner import LiveRun
@@ -85,8 +85,8 @@ def test_the_final_frame_is_what_the_figure_shows_before_play(lesson):
 
 def test_ghosts_join_the_spec_as_they_join_the_figure(lesson, monkeypatch):
     config, snaps, x, y = lesson
-    ghost = {**ghost_record("logistic", "", snaps[:200]), "label": "lr 0.02"}
-    traces = ghost_traces("logistic", [ghost, {**ghost, "label": "pinned", "pinned": True}], [-20.0, 20.0])
+    ghost = {**ghost_record(LOGISTIC, "", snaps[:200]), "label": "lr 0.02"}
+    traces = ghost_traces(LOGISTIC, [ghost, {**ghost, "label": "pinned", "pinned": True}], [-20.0, 20.0])
     monkeypatch.setattr(classroom, "_traces", lambda lesson, run, reference=None: traces)
     spec = logistic_replay_spec(snaps, x, y, config.max_iterations)
     figure = classroom.add_ghosts(go.Figure(spec), "logistic", None)

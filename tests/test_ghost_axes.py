@@ -6,7 +6,14 @@ import numpy as np
 
 from autodiff_core import LogisticConfig, TwoLayerConfig, train_logistic, train_two_layer
 from autodiff_core.figures import logistic_live_payload, two_layer_live_payload
-from autodiff_core.figures.classroom import fit_ghosts, ghost_record, ghost_traces, show_ghost_legend
+from autodiff_core.figures.classroom import (
+    LOGISTIC,
+    TWO_LAYER,
+    fit_ghosts,
+    ghost_record,
+    ghost_traces,
+    show_ghost_legend,
+)
 from autodiff_core.logistic import logistic_data
 
 
@@ -18,10 +25,10 @@ def test_lesson_2_loss_axis_takes_in_the_ghosts_of_slower_and_diverged_runs():
     run = list(train_two_layer(TwoLayerConfig()))
     data = two_layer_live_payload(run, run_id="r", status="done", status_text="", steps=500)
     own = list(data["layout"]["yaxis"]["range"])
-    slow = _ghost("two_layer", TwoLayerConfig(learning_rate=1e-8), train_two_layer, "lr 1e-08")
-    big = _ghost("two_layer", TwoLayerConfig(learning_rate=1e-4), train_two_layer, "lr 0.0001")
-    traces = ghost_traces("two_layer", [slow, big])
-    fit_ghosts("two_layer", data["layout"], traces)
+    slow = _ghost(TWO_LAYER, TwoLayerConfig(learning_rate=1e-8), train_two_layer, "lr 1e-08")
+    big = _ghost(TWO_LAYER, TwoLayerConfig(learning_rate=1e-4), train_two_layer, "lr 0.0001")
+    traces = ghost_traces(TWO_LAYER, [slow, big])
+    fit_ghosts(TWO_LAYER, data["layout"], traces)
     lo, hi = data["layout"]["yaxis"]["range"]
     assert lo <= own[0] and 10 ** lo <= min(slow["y"]) and 10 ** hi >= max(slow["y"])  # the slow one in full
     assert own[1] < hi <= own[1] + 3  # the diverged one climbs off the top, the run's own curve keeps its room
@@ -33,13 +40,13 @@ def test_lesson_3_loss_axis_takes_in_a_ghost_above_1():
     data = logistic_live_payload(list(train_logistic(config)), x, y, run_id="r", status="done", status_text="",
                                  max_iterations=config.max_iterations)
     ghost = {"label": "lr 1000", "x": [0, 1, 2], "y": [6.0, 5.5, 6.2], "pinned": False, "boundary": None}
-    fit_ghosts("logistic", data["layout"], ghost_traces("logistic", [ghost]))
+    fit_ghosts(LOGISTIC, data["layout"], ghost_traces(LOGISTIC, [ghost]))
     assert data["layout"]["yaxis2"]["range"][1] >= 6.2
 
 
 def test_ghosts_are_not_dotted_like_the_accuracy_line_nor_in_its_colour():
     ghosts = [{"label": f"g{i}", "x": [0], "y": [1.0], "pinned": False, "boundary": None} for i in range(3)]
-    for t in ghost_traces("logistic", ghosts):
+    for t in ghost_traces(LOGISTIC, ghosts):
         assert t["line"]["dash"] != "dot"
         r, g, b = (int(t["line"]["color"][k:k + 2], 16) for k in (1, 3, 5))
         grey = max(r, g, b) - min(r, g, b) < 30
@@ -70,5 +77,5 @@ def test_only_the_part_of_a_ghost_on_screen_widens_the_axis():
     layout = {"xaxis": {"range": [0, 2]}, "yaxis": {"range": [7, 26]}}
     ghost = {"label": "lr 1e-06", "x": list(range(500)), "y": [1e7] * 3 + [1e-4] * 497, "pinned": False,
              "boundary": None}
-    fit_ghosts("two_layer", layout, ghost_traces("two_layer", [ghost]))
+    fit_ghosts(TWO_LAYER, layout, ghost_traces(TWO_LAYER, [ghost]))
     assert layout["yaxis"]["range"] == [7, 26]  # its fall to 1e-4 comes after step 2, off the chart

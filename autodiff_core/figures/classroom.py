@@ -5,11 +5,28 @@ in which it differs; and a replay as one HTML file that plays with no network (`
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from . import _play_pause, _slider, boundary_line, data_ranges, decades, play_duration, thin, thin_even
+from ..logistic import LogisticSnapshot, logistic_data
+from ..playground import Playground
+from . import (
+    _nice_ceiling,
+    _play_pause,
+    _slider,
+    boundary_line,
+    data_ranges,
+    decades,
+    logistic_replay_figure,
+    play_duration,
+    thin,
+    thin_even,
+)
+from .playground import playground_replay_figure
 from .theme import base_layout, recolor, style
 
 CURVE_POINTS = 150  # points of the loss curve in one replay frame
@@ -45,36 +62,42 @@ def difference_label(config, reference, limit: int = 3) -> str:
     return ", ".join(parts[:limit]) + (", …" if len(parts) > limit else "")
 
 
-def loss_curve(lesson: str, snaps: Sequence) -> tuple[list, list]:
-    """(steps, losses) of a run, finite values only."""
-    import math
+@dataclass(frozen=True)
+class RunFigures:
+    """How one lesson's finished runs are drawn for a class: its replay, its loss curve, and where the ghosts of
+    earlier runs go. A lesson's registry entry holds one (``studio/lessons.py``); nothing here knows a lesson."""
 
-    if lesson == "logistic":
-        pts = [(s.iteration, s.loss) for s in snaps if math.isfinite(s.loss)]
-    elif lesson == "playground":
-        pts = [(s.step, s.train_loss) for s in snaps if math.isfinite(s.train_loss)]
-    else:
-        pts = [(s.step, s.loss) for s in snaps if math.isfinite(s.loss) and s.loss > 0]
+    curve: Callable[[Any], tuple[int, float]]  # (step, loss) of one recorded state
+    replay: Callable[[Any, Sequence], Any]  # (config, states) -> the replay figure, the data drawn again
+    axes: tuple[str, str] = ("x", "y")  # the replay's loss plot
+    positive: bool = False  # a log loss axis: only losses > 0 can be drawn
+    reach: float | None = None  # how far past the run's own losses a ghost widens the loss axis, or not at all
+    log_axis: bool = False  # the reach counts decades (a log axis), else a factor (a linear one)
+    boundary: Callable[[Any], tuple[float, float, float]] | None = None  # a state's decision boundary (w0, w1, b)
+    boundary_range: Callable[[Any], list[float]] | None = None  # config -> the x range a ghost's boundary spans
+
+
+def loss_curve(figures: RunFigures, snaps: Sequence) -> tuple[list, list]:
+    """(steps, losses) of a run, finite values only (and positive ones, for a log axis)."""
+    pts = [figures.curve(s) for s in snaps]
+    pts = [(x, y) for x, y in pts if math.isfinite(y) and (y > 0 or not figures.positive)]
     return [p[0] for p in pts], [p[1] for p in pts]
 
 
-def ghost_traces(lesson: str, ghosts: Sequence[dict], boundary_range: list[float] | None = None) -> list[dict]:
+def ghost_traces(figures: RunFigures, ghosts: Sequence[dict], boundary_range: list[float] | None = None) -> list[dict]:
     """Faint traces for earlier runs, named in the legend by their label (a label at the curve's end could
     fall outside the axes the current run sets). Each ghost: {"label", "x", "y", "pinned", "boundary"},
-    the boundary (w0, w1, b) or None. Loss curves go on the lesson's loss axes; lesson 3 also gets each
-    final boundary on the points."""
-    from ..logistic import LogisticSnapshot
-
-    axes = {"logistic": ("x2", "y2"), "playground": ("x2", "y2")}.get(lesson, ("x", "y"))
+    the boundary (w0, w1, b) or None. Loss curves go on the lesson's loss axes; a lesson with a decision
+    boundary also gets each final boundary on the points."""
     traces = []
     for i, g in enumerate(ghosts):
         color = PIN_COLOR if g.get("pinned") else GHOST_COLORS[i % len(GHOST_COLORS)]
         name = ("pinned: " if g.get("pinned") else "") + g["label"]
         traces.append({"type": "scatter", "mode": "lines", "name": name, "x": list(g["x"]), "y": list(g["y"]),
-                       "xaxis": axes[0], "yaxis": axes[1], "opacity": 0.6, "hoverinfo": "name+x+y",
+                       "xaxis": figures.axes[0], "yaxis": figures.axes[1], "opacity": 0.6, "hoverinfo": "name+x+y",
                        "line": {"color": color, "width": 2.5, "dash": "dash" if g.get("pinned") else GHOST_DASH},
                        "legendgroup": name, "showlegend": True})
-        if lesson == "logistic" and g.get("boundary") and boundary_range is not None:
+        if figures.boundary is not None and g.get("boundary") and boundary_range is not None:
             w0, w1, b = g["boundary"]
             line = boundary_line(LogisticSnapshot(0, 0.0, 0.0, w0, w1, b), boundary_range)
             traces.append({"type": "scatter", "mode": "lines", "name": name, **line, "opacity": 0.55,
@@ -83,14 +106,14 @@ def ghost_traces(lesson: str, ghosts: Sequence[dict], boundary_range: list[float
     return traces
 
 
-def ghost_record(lesson: str, label: str, snaps: Sequence) -> dict:
-    """What a ghost keeps of a finished run: its loss curve and (lesson 3) its final boundary."""
-    x, y = loss_curve(lesson, snaps)
+def ghost_record(figures: RunFigures, label: str, snaps: Sequence) -> dict:
+    """What a ghost keeps of a finished run: its loss curve and (where the lesson has one) its final boundary."""
+    x, y = loss_curve(figures, snaps)
     ghost = {"label": label, "x": x, "y": y, "pinned": False, "boundary": None}
-    if lesson == "logistic":
+    if figures.boundary is not None:
         good = [s for s in snaps if not s.diverged]
         if good:
-            ghost["boundary"] = (good[-1].w0, good[-1].w1, good[-1].b)
+            ghost["boundary"] = figures.boundary(good[-1])
     return ghost
 
 
@@ -98,7 +121,7 @@ def two_layer_replay_figure(snaps: Sequence, steps: int):
     """Lesson 2's finished run as an animation: the loss curve grows, frame by frame."""
     import plotly.graph_objects as go
 
-    x, y = loss_curve("two_layer", snaps)
+    x, y = loss_curve(TWO_LAYER, snaps)
     layout = base_layout(margin={"l": 80, "r": 20, "t": 60, "b": 150}, height=560, showlegend=False,
                          xaxis={"title": {"text": "step"}, "range": [0, max(x[-1] if x else steps - 1, 1)]},
                          yaxis={"title": {"text": "loss (sum of squares)"}, "type": "log",
@@ -121,38 +144,39 @@ def two_layer_replay_figure(snaps: Sequence, steps: int):
     return style(fig)
 
 
-def replay_figure(lesson: str, config, snaps: Sequence):
+def replay_figure(figures: RunFigures, config, snaps: Sequence):
     """Any finished (or loaded) run's replay, rebuilt from its config: the data are drawn again from the
     config's seeds; nothing is trained."""
-    if lesson == "logistic":
-        from ..logistic import logistic_data
-        from . import logistic_replay_figure
+    return figures.replay(config, snaps)
 
-        x, y = (t.numpy() for t in logistic_data(config))
-        return logistic_replay_figure(snaps, x, y, config.max_iterations)
-    if lesson == "playground":
-        from ..playground import Playground
-        from .playground import playground_replay_figure
 
-        pg = Playground(config)  # data and the initial model only
-        train = (pg.x_train.cpu().float().numpy(), pg.y_train.cpu().numpy())
-        test = (pg.x_test.cpu().float().numpy(), pg.y_test.cpu().numpy())
-        return playground_replay_figure(snaps, pg.extent, config.grid, train, test, regression=config.regression)
-    return two_layer_replay_figure(snaps, config.steps)
+def _logistic_replay(config, snaps: Sequence):
+    x, y = (t.numpy() for t in logistic_data(config))
+    return logistic_replay_figure(snaps, x, y, config.max_iterations)
+
+
+def _playground_replay(config, snaps: Sequence):
+    pg = Playground(config)  # data and the initial model only
+    train = (pg.x_train.cpu().float().numpy(), pg.y_train.cpu().numpy())
+    test = (pg.x_test.cpu().float().numpy(), pg.y_test.cpu().numpy())
+    return playground_replay_figure(snaps, pg.extent, config.grid, train, test, regression=config.regression)
 
 
 def boundary_range(config) -> list[float]:
-    from ..logistic import logistic_data
-
     x, _ = logistic_data(config)
     lo, hi = data_ranges(x.numpy())[0]
     return [lo - 10 * (hi - lo), hi + 10 * (hi - lo)]  # well past the points: it crosses the whole plot
 
 
+TWO_LAYER = RunFigures(curve=lambda s: (s.step, s.loss), positive=True, reach=3.0, log_axis=True,
+                       replay=lambda config, snaps: two_layer_replay_figure(snaps, config.steps))
+LOGISTIC = RunFigures(curve=lambda s: (s.iteration, s.loss), replay=_logistic_replay, axes=("x2", "y2"), reach=20.0,
+                      boundary=lambda s: (s.w0, s.w1, s.b), boundary_range=boundary_range)
+PLAYGROUND = RunFigures(curve=lambda s: (s.step, s.train_loss), replay=_playground_replay, axes=("x2", "y2"))
+
+
 GHOST_LEGEND = {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"}
 GHOST_ROOM = 40  # px above the plot for one row of the legend (Plotly adds more when it wraps)
-GHOST_REACH = {"two_layer": 3.0, "logistic": 20.0}  # how far past the run's own losses a ghost widens the axis:
-# decades on lesson 2's log axis, a factor on lesson 3's linear one. A ghost that went further leaves the top.
 
 
 def show_ghost_legend(layout: dict) -> None:
@@ -165,26 +189,24 @@ def show_ghost_legend(layout: dict) -> None:
         layout["margin"] = {**margin, "t": max(margin.get("t", 0), GHOST_ROOM)}
 
 
-def fit_ghosts(lesson: str, layout: dict, traces: Sequence[dict]) -> None:
-    """Widen the loss axis (in place) so the ghosts' losses show beside the run's, up to ``GHOST_REACH``
-    past them: a ghost that trained further (or less far) than the run on screen left the chart at once."""
-    import math
-
-    axis = {"two_layer": "yaxis", "logistic": "yaxis2"}.get(lesson)
-    x0, x1 = (layout.get("xaxis2" if lesson == "logistic" else "xaxis") or {}).get("range") or [-math.inf, math.inf]
-    ys = [v for t in traces if t.get("yaxis", "y") == ("y2" if lesson == "logistic" else "y")
+def fit_ghosts(figures: RunFigures, layout: dict, traces: Sequence[dict]) -> None:
+    """Widen the loss axis (in place) so the ghosts' losses show beside the run's, up to ``figures.reach`` past
+    them (decades on a log axis, a factor on a linear one): a ghost that trained further (or less far) than the
+    run on screen left the chart at once. A ghost that went further still leaves the top."""
+    xname, yname = figures.axes
+    axis = "yaxis" + yname[1:]
+    x0, x1 = (layout.get("xaxis" + xname[1:]) or {}).get("range") or [-math.inf, math.inf]
+    ys = [v for t in traces if t.get("yaxis", "y") == yname
           for x, v in zip(t.get("x") or [], t.get("y") or [], strict=False)  # the part of a ghost on screen
           if x0 <= x <= x1 and isinstance(v, (int, float)) and math.isfinite(v) and v > 0]
-    if axis is None or not ys or "range" not in layout.get(axis, {}):
+    if figures.reach is None or not ys or "range" not in layout.get(axis, {}):
         return
     lo, hi = layout[axis]["range"]
-    if lesson == "two_layer":
+    if figures.log_axis:
         lo = min(lo, math.floor(math.log10(min(ys))))
-        hi = max(hi, min(math.ceil(math.log10(max(ys)) + 1e-9), hi + GHOST_REACH[lesson]))
+        hi = max(hi, min(math.ceil(math.log10(max(ys)) + 1e-9), hi + figures.reach))
     else:
-        from . import _nice_ceiling
-
-        hi = max(hi, _nice_ceiling(min(max(ys), hi * GHOST_REACH[lesson])))
+        hi = max(hi, _nice_ceiling(min(max(ys), hi * figures.reach)))
     layout[axis] = {**layout[axis], "range": [lo, hi]}
 
 
