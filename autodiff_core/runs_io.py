@@ -19,27 +19,19 @@ from importlib import metadata
 import numpy as np
 import torch
 
+from .run_file_json import Odd, parse
+
 FORMAT = "autograd-studio-run/1"
 # What a run file may hold, checked before anything is built from it. The largest files the app saves
 # (tests/test_run_file_fuzz.py makes them) weigh under 1 MB: a lesson's run keeps at most 4,000 states
 # (studio.runner.MAX_KEPT), lesson 5's about 120 whole ones with their 32 x 32 surfaces.
-MAX_JSON_BYTES = 8_000_000  # a larger file is refused unread
-MAX_NESTING = 8  # a run file nests 5 deep: the record, its states, a state, its surface, a row
-MAX_CONTAINERS = 100_000  # lists and objects, counted before parsing
-MAX_VALUES = 800_000  # numbers, texts, lists and objects, counted before parsing
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate (from a \u escape) cannot be shown or sent
 MAX_STATES = 10_000
 MAX_SURFACE_POINTS = 600_000  # all states' surfaces together: the replay draws up to 400 of them
 MAX_STEP = 10**9
 MAX_LIST = 16  # items of a setting's or a state's list: layer widths, features, gradient norms
 MAX_SETTING_TEXT = 200  # characters of a setting's text (a dataset, an activation, a device)
 MAX_MESSAGE = 10_000  # characters of a run's or a state's message
-# A JSON string, for counting what lies outside strings. One left open runs to the end of the text, so every
-# match succeeds from its quote: the scan stays linear (retrying from each quote of an open string was not).
-_STRING = re.compile(r'"(?:[^"\\]++|\\.?)*+(?:"|\Z)', re.S)
-_SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate (from a \u escape) cannot be shown or sent
-_BRACKETS = np.zeros(256, np.int8)
-_BRACKETS[[ord("["), ord("{")]], _BRACKETS[[ord("]"), ord("}")]] = 1, -1
-_CHUNK = 1 << 20
 # The lessons with run files: lesson -> (its config class, its snapshot class). Each lesson registers its own
 # (studio/lessons.py does, for the app's); a script that writes run files of its own trainer registers it too.
 KINDS: dict[str, tuple[type, type]] = {}
@@ -120,25 +112,6 @@ def _field_value(field: dataclasses.Field, value):
     return tuple(value) if isinstance(value, list) else value
 
 
-class _Odd:
-    """A token no run file writes (Infinity, NaN, a number too long to be one): kept in place of the value, so
-    the check that finds it can say where it is."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-
-def _int(text: str):
-    return int(text) if len(text) <= 20 else _Odd(f"a {len(text.lstrip('-')):,}-digit number")
-
-
-def _float(text: str):
-    value = float(text)
-    return value if math.isfinite(value) else _Odd(text if len(text) <= 24 else "a number too large to hold")
-
-
 def _quote(text: str, limit: int = 40) -> str:
     """File text as a message shows it: printable characters only, at most ``limit`` of them, in quotes."""
     shown = "".join(c if c.isprintable() else "\N{REPLACEMENT CHARACTER}" for c in text[:limit])
@@ -147,7 +120,7 @@ def _quote(text: str, limit: int = 40) -> str:
 
 def _what(value) -> str:
     """What a value from the file is, in a few words (short values themselves)."""
-    if isinstance(value, _Odd):
+    if isinstance(value, Odd):
         return value.text
     if value is None or isinstance(value, bool):
         return json.dumps(value)
@@ -185,57 +158,6 @@ def _expected(kind: str, limit: int, steps: bool = False) -> str:
     if kind == "int" and steps:
         return f"a whole number from 0 to {MAX_STEP:,}"
     return f"text of at most {limit:,} characters" if kind == "str" else _NOUN[kind]
-
-
-def _shape(text: str) -> tuple[int, int, int]:
-    """(deepest nesting, lists and objects, values) of JSON text, counted outside its strings, unparsed."""
-    bare = _STRING.sub("0", text).encode("ascii", "replace")
-    depth = deepest = containers = commas = 0
-    for start in range(0, len(bare), _CHUNK):  # in chunks: the counts cost a few MB at most
-        chunk = np.frombuffer(bare, np.uint8, min(_CHUNK, len(bare) - start), start)
-        marks = _BRACKETS[chunk]
-        if marks.any():
-            levels = np.cumsum(marks, dtype=np.int32) + depth
-            deepest, depth = max(deepest, int(levels.max())), int(levels[-1])
-            containers += int(np.count_nonzero(marks == 1))
-        commas += int(np.count_nonzero(chunk == ord(",")))
-    return deepest, containers, commas + containers + 1
-
-
-def _parse(data: str | bytes):
-    """The file's JSON, parsed only once its size and shape are within a run file's."""
-    if len(data) > MAX_JSON_BYTES:
-        raise ValueError(f"This file is {len(data) / 1e6:,.1f} MB; a run file is at most {MAX_JSON_BYTES // 10**6} MB.")
-    if isinstance(data, (bytes, bytearray)):
-        try:
-            data = bytes(data).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"This file is not UTF-8 text (its byte {exc.start + 1:,} is 0x{data[exc.start]:02x}), "
-                             "so it is not a run file exported by this app.") from None
-    text = data.removeprefix("\N{ZERO WIDTH NO-BREAK SPACE}")  # a byte order mark, as some editors save
-    if text.startswith("\N{ZERO WIDTH NO-BREAK SPACE}"):
-        raise ValueError("This file starts with two byte order marks, so it is not a run file exported by this app.")
-    if not text.strip():
-        raise ValueError("This file is empty; a run file is the JSON that a lesson's JSON button saves.")
-    deepest, containers, values = _shape(text)
-    if deepest > MAX_NESTING:
-        raise ValueError(f"This file is nested {deepest:,} levels deep; a run file is at most {MAX_NESTING} levels.")
-    if containers > MAX_CONTAINERS:
-        raise ValueError(f"This file holds {containers:,} lists and objects; a run file holds at most "
-                         f"{MAX_CONTAINERS:,}.")
-    if values > MAX_VALUES:
-        raise ValueError(f"This file holds {values:,} values; a run file holds at most {MAX_VALUES:,}.")
-    try:
-        return json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_Odd)
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno:,}, column {exc.colno:,}"
-        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
-            raise ValueError(f"This file's JSON ends before it is complete ({exc.msg.removesuffix(' at')} at "
-                             f"{where}); the file may have been cut short.") from None
-        raise ValueError(f"This file is not valid JSON ({exc.msg.removesuffix(' at')} at {where}), so it is not a "
-                         "run file exported by this app.") from None
-    except (RecursionError, ValueError):  # not expected after the checks above; still one sentence
-        raise ValueError("This file is not valid JSON, so it is not a run file exported by this app.") from None
 
 
 def _check_header(record) -> str:
@@ -337,7 +259,7 @@ def from_json(text: str | bytes) -> tuple[str, object, list, dict]:
     """A run file back into (lesson, config, snapshots, record). Raises ValueError with one sentence a student
     can read when the file is not one of ours or was edited into nonsense. The file's size, nesting and number
     of values are checked before it is parsed, and every field it holds before anything is built from it."""
-    record = _parse(text)
+    record = parse(text)
     lesson = _check_header(record)
     for name, what in (("config", "settings"), ("snapshots", "recorded states")):
         if name not in record:

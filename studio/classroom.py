@@ -19,7 +19,8 @@ from autodiff_core.figures.classroom import (
     show_ghost_legend,
     standalone_html,
 )
-from autodiff_core.runs_io import MAX_JSON_BYTES, from_json, run_record, to_csv, to_json
+from autodiff_core.run_file_json import MAX_JSON_BYTES
+from autodiff_core.runs_io import from_json, run_record, to_csv, to_json
 
 from . import lessons
 from .charts import plot

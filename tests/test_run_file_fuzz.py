@@ -15,7 +15,7 @@ import textwrap
 
 import pytest
 
-from autodiff_core import LogisticConfig, TwoLayerConfig, runs_io, train_logistic, train_two_layer
+from autodiff_core import LogisticConfig, TwoLayerConfig, run_file_json, runs_io, train_logistic, train_two_layer
 from autodiff_core.features import FEATURES
 from autodiff_core.playground import MAX_DEPTH, Playground, PlaygroundConfig
 from autodiff_core.runs_io import from_json, run_record, to_json
@@ -225,10 +225,10 @@ def largest(lesson: str) -> tuple:
 def test_the_largest_run_file_of_each_lesson_loads_well_inside_every_cap(lesson):
     config, snaps = largest(lesson)
     text = to_json(run_record(lesson, config, snaps))
-    deepest, containers, values = runs_io._shape(text)
-    assert len(text) * 4 < runs_io.MAX_JSON_BYTES and values * 4 < runs_io.MAX_VALUES
-    assert containers * 4 < runs_io.MAX_CONTAINERS and len(snaps) * 2 <= runs_io.MAX_STATES
-    assert deepest < runs_io.MAX_NESTING
+    deepest, containers, values = run_file_json.shape(text)
+    assert len(text) * 4 < run_file_json.MAX_JSON_BYTES and values * 4 < run_file_json.MAX_VALUES
+    assert containers * 4 < run_file_json.MAX_CONTAINERS and len(snaps) * 2 <= runs_io.MAX_STATES
+    assert deepest < run_file_json.MAX_NESTING
     if lesson == "playground":
         assert len(snaps) * config.grid ** 2 * 4 < runs_io.MAX_SURFACE_POINTS
     loaded, config2, snaps2, _ = from_json(text.encode())
