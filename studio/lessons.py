@@ -10,7 +10,7 @@ promises.
 
 One setting is drawn by several widgets: lesson 5's ``pg_hidden``, the width of each hidden layer, as TF
 Playground's ``networkShape`` ("4,2"), which its "Hidden layers" and per-layer widgets edit together
-(``pages/playground.py``). Links made before it held ``pg_layers`` and ``pg_width``; they still open (its
+(``studio/layer_widths.py``). Links made before it held ``pg_layers`` and ``pg_width``; they still open (its
 ``legacy``).
 """
 
