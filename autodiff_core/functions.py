@@ -360,26 +360,19 @@ def get_activation(name: str) -> Callable[[torch.Tensor], torch.Tensor]:
 
 # ---- Functions students wrote in lesson 6 ----
 # They are not kept here: each browser session holds its own (studio/student_functions.py), as callables that
-# compute in a sandboxed worker (grading/remote.py). ``set_student_scope`` tells the engine where the caller's are; a
-# training thread, which has no session, is handed its run's with ``bind_student_activations``.
+# compute in a sandboxed worker (grading/remote.py). The caller hands them to the thread it computes on with
+# ``bind_student_activations``: the app's script thread its session's, at each run; a training thread its run's.
 
-_scope: Callable[[], Mapping[str, Callable]] = dict  # the caller's Functions, name -> callable
 _bound = threading.local()
 
 
 def student_activations() -> Mapping[str, Callable[[torch.Tensor], torch.Tensor]]:
-    """The caller's Functions from lesson 6: those bound to this thread, else those of its scope."""
+    """The caller's Functions from lesson 6: those bound to this thread (none if none were)."""
     bound = getattr(_bound, "functions", None)
-    return bound if bound is not None else _scope()
-
-
-def set_student_scope(scope: Callable[[], Mapping[str, Callable]]) -> None:
-    """``scope()`` returns the student Functions of the current caller (the app: the browser session running
-    the script)."""
-    global _scope
-    _scope = scope
+    return bound if bound is not None else {}
 
 
 def bind_student_activations(functions: Mapping[str, Callable] | None) -> None:
-    """Give the calling thread these student Functions (a training run's, captured from its session)."""
+    """Give the calling thread these student Functions (a script run's session's, or a training run's, captured
+    from its session); None takes them back."""
     _bound.functions = functions

@@ -16,7 +16,7 @@ from studio.page import require_app
 from studio.presets import bind_lesson
 from studio.runner import current_session_id
 from studio.state import init_state
-from studio.student_functions import adopt, share_with_lessons
+from studio.student_functions import adopt
 
 try:
     from streamlit_ace import st_ace
@@ -38,7 +38,6 @@ for name in ("wf_sources", "wf_verdicts", "wf_checked", "wf_versions", "wf_offer
 if "wf_solved" not in ss:  # once per session: the link may say which challenges were solved
     ss.wf_solved, warning = parse_solved(st.query_params.get("solved"))
     ss.wf_url_warning = warning
-share_with_lessons()
 shared_sandbox().start()  # warms up in the background while the student reads
 
 

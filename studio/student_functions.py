@@ -26,7 +26,7 @@ from typing import Any
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from autodiff_core.functions import activation_names, set_student_scope
+from autodiff_core.functions import activation_names, bind_student_activations
 from autodiff_core.grading.challenges import CHALLENGES, Challenge
 from autodiff_core.grading.judge import check
 from autodiff_core.grading.remote import StudentActivation
@@ -57,11 +57,9 @@ def session_functions() -> dict[str, StudentActivation]:
 
 
 def share_with_lessons() -> None:
-    """Let the engine's activation_names() list the running session's own Functions (idempotent)."""
-    set_student_scope(session_functions)
-
-
-share_with_lessons()  # on import: a link may bring a Function to lesson 2 before lesson 6 was ever opened
+    """Hand this script run's thread its session's own Functions, so that the engine's activation_names() lists
+    them (app.py, at the start of every run: a link may bring one to lesson 2 before lesson 6 was opened)."""
+    bind_student_activations(session_functions())
 
 
 def digest(challenge: Challenge, source: str) -> str:
@@ -92,6 +90,7 @@ def adopt(challenge: Challenge, source: str, cost: tuple[float, float] | None = 
     if name not in functions:
         functions[name] = StudentActivation(name, canonical, challenge.key, **({"cost": cost} if cost else {}))
     ss[FUNCTIONS] = functions
+    share_with_lessons()  # the rest of this run sees it too
     ss[KEY] = [*(n for n in ss.get(KEY, []) if n not in old and n != name), name]
     for values in (ss, ss.get(MEMORY, {})):  # lessons 2 and 5's activation, shown or remembered
         for key in ACTIVATION_KEYS:
