@@ -23,7 +23,7 @@ from studio.charts import plot
 from studio.layer_widths import layer_widths
 from studio.lessons import FEATURE_KEYS, MAX_NEURONS, widget
 from studio.live_chart import live_chart
-from studio.live_view import current_run, speed_value, status_text
+from studio.live_view import current_run, forget_run, keep_run, speed_value, status_text
 from studio.page import require_app
 from studio.presets import bind_lesson, settings_box
 from studio.runner import LiveRun, current_session_id
@@ -81,7 +81,7 @@ def playground_for(config: PlaygroundConfig) -> Playground:
     A rebuilt model drops the run and the history of the old one: they belong to other data."""
     pg = st.session_state.get("pg_model")
     if pg is None or pg.config.model_key() != config.model_key():
-        live = st.session_state.pop("playground_run", None)
+        live = forget_run("playground")
         if live is not None:
             live.stop("Settings changed.")
             live.join(1.0)
@@ -137,7 +137,7 @@ def play(pg: Playground, speed: float | None) -> None:
                   light=lambda s: s.light(), trail=[s for s in curve if s.step < pg.steps_done],
                   remote=lambda worker: tap.stream(worker.train(PlaygroundRun(pg, 100_000), pg.config,
                                                                 land=lambda state: land(pg, state))))
-    st.session_state["playground_run"] = run.start()
+    keep_run("playground", run.start())
 
 
 def pause() -> None:
@@ -184,7 +184,7 @@ if c[3].button("Reset", key="pg_reset", width="stretch", help="Back to step 0, s
     pause()
     pg.reset()
     new_history([pg.snapshot()])
-    st.session_state.pop("playground_run", None)
+    forget_run("playground")
 if (run := current_run("playground")) is not None:
     run.set_speed(speed)
 widget("pg_slow")

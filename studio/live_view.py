@@ -26,6 +26,17 @@ def current_run(lesson: str) -> LiveRun | None:
     return st.session_state.get(_key(lesson))
 
 
+def keep_run(lesson: str, run: LiveRun) -> LiveRun:
+    """Make ``run`` the lesson's current run (what ``current_run`` returns); returns it."""
+    st.session_state[_key(lesson)] = run
+    return run
+
+
+def forget_run(lesson: str) -> LiveRun | None:
+    """The lesson no longer has a current run; returns the one it had."""
+    return st.session_state.pop(_key(lesson), None)
+
+
 def speed_value(text: str) -> float | None:
     return None if text == "max" else float(text)
 
@@ -44,7 +55,7 @@ def controls(lesson: str, start: Callable[[], LiveRun] | None) -> LiveRun | None
             run.stop("Replaced by a new run.")
         run = start()
         run.speed, run.session_id = speed, current_session_id()
-        st.session_state[_key(lesson)] = run.start()
+        keep_run(lesson, run.start())
         running = True
     c2.button("Stop", key=f"{lesson}_stop", disabled=not running, width="stretch",
               on_click=_stop, args=(lesson,))
