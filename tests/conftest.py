@@ -33,7 +33,7 @@ def build_on_every_poll(monkeypatch):
 @pytest.fixture(scope="module")
 def server():
     """``streamlit run app.py`` on a free port for the browser tests of one module; yields its base URL."""
-    from tests.browser import streamlit_server
+    from testkit.browser import streamlit_server
 
     with streamlit_server() as url:
         yield url
@@ -44,7 +44,7 @@ def browser():
     """Headless Chromium for the browser tests of one module."""
     from playwright.sync_api import sync_playwright
 
-    from tests.browser import launch
+    from testkit.browser import launch
 
     with sync_playwright() as p:
         b = launch(p)

@@ -9,7 +9,7 @@ import urllib.request
 
 import pytest
 
-from tests.browser import (
+from testkit.browser import (
     ARTIFACTS,
     exception_boxes,
     finished_caption,

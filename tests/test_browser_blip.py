@@ -9,7 +9,7 @@ import time
 import pytest
 
 from autodiff_core import LogisticConfig, train_logistic
-from tests.browser import (
+from testkit.browser import (
     exception_boxes,
     finished_caption,
     open_page,

@@ -22,7 +22,7 @@ import pytest
 
 from autodiff_core.grading.challenges import CHALLENGES
 from studio.student_functions import name_of, pack
-from tests.browser import ARTIFACTS, exception_boxes, launch, open_page, set_number, streamlit_server, wait_idle
+from testkit.browser import ARTIFACTS, exception_boxes, launch, open_page, set_number, streamlit_server, wait_idle
 
 pytestmark = pytest.mark.browser
 

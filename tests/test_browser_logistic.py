@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.browser import ARTIFACTS, set_speed, wait_idle
+from testkit.browser import ARTIFACTS, set_speed, wait_idle
 
 pytestmark = pytest.mark.browser
 

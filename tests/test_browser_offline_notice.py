@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from studio.offline_notice import MESSAGE, STREAMLIT_SAYS
-from tests.browser import ARTIFACTS, launch, open_page, streamlit_server
+from testkit.browser import ARTIFACTS, launch, open_page, streamlit_server
 
 pytestmark = pytest.mark.browser
 

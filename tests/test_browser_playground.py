@@ -7,7 +7,7 @@ import re
 import pytest
 
 from autodiff_core.functions import activation_names
-from tests.browser import ARTIFACTS, exception_boxes, open_page, painted, set_speed, wait_idle, wait_painted
+from testkit.browser import ARTIFACTS, exception_boxes, open_page, painted, set_speed, wait_idle, wait_painted
 
 pytestmark = pytest.mark.browser
 SIZES = [(1280, 720), (390, 844)]

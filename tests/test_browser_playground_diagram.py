@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import ARTIFACTS, exception_boxes, open_page, set_speed, wait_idle
+from testkit.browser import ARTIFACTS, exception_boxes, open_page, set_speed, wait_idle
 
 pytestmark = pytest.mark.browser
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import exception_boxes, open_page, set_number, set_speed, wait_idle
+from testkit.browser import exception_boxes, open_page, set_number, set_speed, wait_idle
 
 pytestmark = pytest.mark.browser
 

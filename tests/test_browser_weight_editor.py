@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import ARTIFACTS, exception_boxes, open_page, set_number, wait_idle
+from testkit.browser import ARTIFACTS, exception_boxes, open_page, set_number, wait_idle
 
 pytestmark = pytest.mark.browser
 DIAGRAM = ".st-key-pg_network .js-plotly-plot"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from autodiff_core.grading.challenges import CHALLENGES
-from tests.browser import ARTIFACTS, exception_boxes, launch, open_page, streamlit_server, wait_idle
+from testkit.browser import ARTIFACTS, exception_boxes, launch, open_page, streamlit_server, wait_idle
 
 pytestmark = pytest.mark.browser
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import open_page
+from testkit.browser import open_page
 
 pytestmark = pytest.mark.browser
 EDITOR = 'iframe[title="streamlit_ace.streamlit_ace"]'

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import streamlit_server
+from testkit.browser import streamlit_server
 
 ROOT = Path(__file__).resolve().parents[1]
 spec = importlib.util.spec_from_file_location("classroom", ROOT / "bench" / "classroom.py")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import ROOT, exception_boxes, open_page, set_number, wait_idle
+from testkit.browser import ROOT, exception_boxes, open_page, set_number, wait_idle
 
 pytestmark = pytest.mark.browser
 DOCS = ROOT / "docs"

@@ -120,7 +120,7 @@ def test_the_benchmark_speaks_through_the_shared_websocket_client():
     import importlib.util
     from pathlib import Path
 
-    from tests import ws_client
+    from testkit import ws_client
 
     path = Path(__file__).resolve().parents[1] / "bench" / "classroom.py"
     spec = importlib.util.spec_from_file_location("classroom", path)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import browser
+from testkit import browser
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "install-chromium.sh"

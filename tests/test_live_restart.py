@@ -8,7 +8,7 @@ import time
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tests.browser import (
+from testkit.browser import (
     ARTIFACTS,
     exception_boxes,
     free_port,

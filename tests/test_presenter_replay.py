@@ -10,7 +10,7 @@ from autodiff_core.figures import logistic_replay_figure
 from autodiff_core.figures.theme import PRESENT_FONT
 from autodiff_core.logistic import logistic_data
 from studio.presenter import REPLAY_HEIGHT, present_spec
-from tests.browser import ARTIFACTS, open_page, wait_idle
+from testkit.browser import ARTIFACTS, open_page, wait_idle
 
 PRESENTER = {"width": 1280, "height": 720}
 

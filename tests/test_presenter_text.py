@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import open_page, wait_idle
+from testkit.browser import open_page, wait_idle
 from tests.test_url_fuzz import open_app, q
 
 

@@ -21,8 +21,8 @@ import urllib.request
 import pytest
 
 from studio.serve import find_haproxy
-from tests.browser import ARTIFACTS, ROOT, serve, worker_pids
-from tests.ws_client import FeedError, Student
+from testkit.browser import ARTIFACTS, ROOT, serve, worker_pids
+from testkit.ws_client import FeedError, Student
 
 STUDENTS = 20
 HAVE_HAPROXY = find_haproxy("haproxy") is not None
@@ -170,7 +170,7 @@ def test_in_the_browser_a_killed_worker_s_student_is_told_and_a_reload_works():
     on a live worker, and a new run there finishes."""
     from playwright.sync_api import sync_playwright
 
-    from tests.browser import finished_caption, launch, set_speed, wait_idle
+    from testkit.browser import finished_caption, launch, set_speed, wait_idle
 
     with serve() as (url, pids, _), sync_playwright() as p:
         browser = launch(p)

@@ -15,7 +15,7 @@ import urllib.request
 from pathlib import Path
 
 from studio import assets, boot
-from tests.browser import free_port
+from testkit.browser import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SKIP = {".git", "__pycache__", ".pytest_cache", ".ruff_cache", "artifacts", ".venv"}

@@ -176,7 +176,7 @@ def test_hostile_links_in_the_browser():
     request to it, and the page's own widgets there."""
     from playwright.sync_api import sync_playwright
 
-    from tests.browser import launch, streamlit_server, wait_idle
+    from testkit.browser import launch, streamlit_server, wait_idle
 
     failures = {}
     with streamlit_server() as url, sync_playwright() as p:
@@ -221,7 +221,7 @@ def test_an_uncaught_error_shows_a_short_message_with_no_traceback_and_no_outsid
 
     from playwright.sync_api import sync_playwright
 
-    from tests.browser import ROOT, free_port, launch, wait_idle
+    from testkit.browser import ROOT, free_port, launch, wait_idle
 
     script = tmp_path / "boom.py"
     script.write_text('import streamlit as st\nst.title("boom")\nint("\u00b2")\n')

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import ARTIFACTS, exception_boxes, launch, streamlit_server, wait_idle
+from testkit.browser import ARTIFACTS, exception_boxes, launch, streamlit_server, wait_idle
 
 pytestmark = pytest.mark.browser
 

@@ -3,7 +3,7 @@
 
 It keeps cookies as a browser would, so it can go through a load balancer that pins sessions by cookie,
 and it records which worker answered each request (HAProxy's ``X-Studio-Worker`` header, see
-``deploy/haproxy.cfg``). Used by tests/test_proxy.py, and by bench/classroom.py (a class of them).
+``deploy/haproxy.cfg``). Used by tests/studio/test_proxy.py, and by bench/classroom.py (a class of them).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Helpers for driving the real app in headless Chromium: used by the browser tests and bench/."""
+"""Helpers for driving the real app in headless Chromium: used by the browser tests, bench/ and scripts/."""
 
 from __future__ import annotations
 
