@@ -21,7 +21,7 @@ import torch
 
 FORMAT = "autograd-studio-run/1"
 # What a run file may hold, checked before anything is built from it. The largest files the app saves
-# (tests/test_run_file_fuzz.py makes them) weigh under 1 MB: a lesson's run keeps at most 4,000 states
+# (tests/engine/test_run_file_fuzz.py makes them) weigh under 1 MB: a lesson's run keeps at most 4,000 states
 # (studio.runner.MAX_KEPT), lesson 5's about 120 whole ones with their 32 x 32 surfaces.
 MAX_JSON_BYTES = 8_000_000  # a larger file is refused unread
 MAX_NESTING = 8  # a run file nests 5 deep: the record, its states, a state, its surface, a row
