@@ -221,7 +221,7 @@ def largest(lesson: str) -> tuple:
     return config, list(pg.run(kept - 1, 1))
 
 
-@pytest.mark.parametrize("lesson", ["logistic", "two_layer", "playground"])
+@pytest.mark.parametrize("lesson", list(runs_io.KINDS))  # every lesson that saves runs
 def test_the_largest_run_file_of_each_lesson_loads_well_inside_every_cap(lesson):
     config, snaps = largest(lesson)
     text = to_json(run_record(lesson, config, snaps))

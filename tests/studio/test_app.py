@@ -9,9 +9,10 @@ import autodiff_core
 import autodiff_core.devices
 import studio.sidebar
 from autodiff_core import DeviceInfo
+from studio.lessons import lessons
 from tests.conftest import feed_get, wait_for_run
 
-PAGES = ["pages/home.py", "pages/custom_function.py", "pages/two_layer.py", "pages/logistic.py"]
+PAGES = ["pages/home.py", *(x.page for x in lessons())]
 
 
 def train_at_full_speed(at, lesson):
@@ -57,7 +58,10 @@ def test_every_page_renders_without_exception(new_app, devices, page):
     app.run()
     app.switch_page(page).run()
     assert not app.exception, [e.value for e in app.exception]
-    assert not app.error
+    errors = [e.value for e in app.error]
+    if page == "pages/xray.py":  # lesson 4 opens on a broken Function: its failing gradcheck is the lesson
+        errors = [e for e in errors if not e.startswith("gradcheck failed")]
+    assert not errors, errors
     selector = app.sidebar.selectbox(key="device")
     assert selector.value == "cpu" and selector.options == [d.label for d in devices]
     assert any("No GPU" in c.value for c in app.sidebar.caption) == (len(devices) == 1)
