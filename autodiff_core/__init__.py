@@ -2,7 +2,7 @@
 
 It imports torch and numpy only (``figures`` alone imports plotly, and nothing here imports it),
 so it runs in a notebook, a test or a script just as well as behind the app. ``grading`` is lesson 6: a
-student's Function validated, judged and run in the sandbox. ``tests/test_imports.py`` holds it to this.
+student's Function validated, judged and run in the sandbox. ``tests/engine/test_imports.py`` holds it to this.
 """
 
 from .data import DATASETS, make_dataset

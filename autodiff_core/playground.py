@@ -29,7 +29,7 @@ from .validation import require_choice, require_device_name, require_dtype, requ
 OPTIMIZERS = ("SGD (by hand)", "SGD + momentum", "Adam")
 MAX_DEPTH = 6  # hidden layers, as in TF Playground
 # The largest learning rate, per optimizer, with which the default network learns every dataset it can:
-# a suggestion never goes above it (tests/test_playground.py trains with each one).
+# a suggestion never goes above it (tests/engine/test_playground.py trains with each one).
 STABLE_LR = {"SGD (by hand)": 0.3, "SGD + momentum": 0.1, "Adam": 0.03}
 LR_LADDER = (1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001, 3e-4, 1e-4, 3e-5, 1e-5)
 

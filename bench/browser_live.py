@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from autodiff_core import TwoLayerConfig, train_two_layer  # noqa: E402
-from tests.browser import (  # noqa: E402
+from testkit.browser import (  # noqa: E402
     launch,
     open_page,
     painted_rate,

@@ -1,7 +1,7 @@
 """A class of N students on one server, without a browser: each student is a websocket session that
 speaks Streamlit's own protocol (BackMsg / ForwardMsg protobufs on ``/_stcore/stream``) and polls the
 live feed the way the live chart does (studio/live_chart.js), against a real ``streamlit run app.py``.
-The student is tests/ws_client.py's (the proxy test's), with what this benchmark measures added.
+The student is testkit/ws_client.py's (the proxy test's), with what this benchmark measures added.
 
 Prints, for each N: lesson pages ready p50/p95 (all N open at once), Train → finished p50/p95 against
 N = 1 (logistic at its default pace; the two-layer net at full speed, also against the same runs one
@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests import ws_client  # noqa: E402
-from tests.browser import serve, streamlit_server  # noqa: E402
+from testkit import ws_client  # noqa: E402
+from testkit.browser import serve, streamlit_server  # noqa: E402
 
 RUNNING = ws_client.RUNNING
 WIRE: list[int] = []  # bytes of every feed response as sent (compressed where the server compressed)
@@ -41,7 +41,7 @@ WIRE: list[int] = []  # bytes of every feed response as sent (compressed where t
 
 @dataclass
 class Student(ws_client.Student):
-    """One browser tab (tests/ws_client.py), and what the benchmark measures of it."""
+    """One browser tab (testkit/ws_client.py), and what the benchmark measures of it."""
 
     polls: int = 0
     progress: int = 0  # feed responses, while the run went, that brought new states
@@ -376,7 +376,7 @@ SERVER_PIDS: list[int] = []
 
 
 def _track_server_pid() -> None:
-    """tests.browser.streamlit_server starts the server with subprocess.Popen: remember its pid."""
+    """testkit.browser.streamlit_server starts the server with subprocess.Popen: remember its pid."""
     import subprocess
 
     original = subprocess.Popen.__init__

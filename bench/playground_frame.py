@@ -54,7 +54,7 @@ def engine(rounds: int) -> None:
 def browser() -> None:
     from playwright.sync_api import sync_playwright
 
-    from tests.browser import launch, open_page, painted_rate, sample_live, set_speed, streamlit_server
+    from testkit.browser import launch, open_page, painted_rate, sample_live, set_speed, streamlit_server
 
     with streamlit_server() as url, sync_playwright() as p:
         b = launch(p)

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
@@ -84,7 +84,7 @@ HOG = CHALLENGES["relu"].solution.replace(
 
 async def open_times(base: str, n: int) -> list[float]:
     """Seconds for each of ``n`` fresh sessions, one after another, to open lesson 3 (page ready)."""
-    import ws_client
+    from testkit import ws_client
 
     times = []
     for _ in range(n):
@@ -109,7 +109,7 @@ def hostile_runs(stop: threading.Event) -> None:
 def page_opens(opens: int) -> None:
     import asyncio
 
-    from browser import streamlit_server
+    from testkit.browser import streamlit_server
 
     with streamlit_server() as base:
         asyncio.run(open_times(base, 3))  # the server's first pages load torch and the lessons

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.browser import ARTIFACTS, free_port, launch, wait_idle  # noqa: E402
+from testkit.browser import ARTIFACTS, free_port, launch, wait_idle  # noqa: E402
 
 HOME_READY = "Open lesson 1"  # the home page's last link: its script run has drawn the page
 

@@ -12,14 +12,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-
-from test_student_validator import HOSTILE  # noqa: E402
+sys.path.insert(0, str(ROOT))
 
 from autodiff_core.grading.challenges import CHALLENGES  # noqa: E402
 from autodiff_core.grading.judge import check, judge  # noqa: E402
 from autodiff_core.grading.sandbox import Sandbox  # noqa: E402
 from autodiff_core.grading.validator import Refused, validate  # noqa: E402
+from testkit.hostile import HOSTILE  # noqa: E402
 
 
 def refusal_times() -> list[tuple[float, str]]:

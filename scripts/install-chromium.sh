@@ -4,7 +4,7 @@
 #      google-chrome-stable or chrome on the PATH, else Chrome or Chromium in /Applications (macOS);
 #   2. otherwise the system's package through apt-get, as root or through sudo (Debian, Ubuntu);
 #   3. otherwise Playwright's own Chromium: python -m playwright install chromium (any OS, no root).
-# It says which one it used. tests/browser.py looks for a browser in the same order (1, then Playwright's).
+# It says which one it used. testkit/browser.py looks for a browser in the same order (1, then Playwright's).
 #
 #   bash scripts/install-chromium.sh             find or install
 #   bash scripts/install-chromium.sh --dry-run   say what it would do and print the commands, run nothing

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # System packages the tests need besides a browser (scripts/install-chromium.sh does that one):
-#   haproxy     tests/test_proxy.py runs `python -m studio.serve` (app workers behind HAProxy)
-#   bubblewrap  the sandbox's second wall around student code (command: bwrap); tests/test_sandbox.py
+#   haproxy     tests/studio/test_proxy.py runs `python -m studio.serve` (app workers behind HAProxy)
+#   bubblewrap  the sandbox's second wall around student code (command: bwrap); tests/grading/test_sandbox.py
 # Each is installed with apt-get (as root, or through sudo) unless it is already on the PATH. Where that is
 # not possible (no apt-get, no root or sudo) it says so and exits 0: the tests that need the package are
 # then skipped, except under CI=true, where they fail so that a missing install shows.

@@ -1,6 +1,6 @@
 """The README's screenshots, taken from the real app: a representative run of each lesson, as a student sees it.
 
-Starts `streamlit run app.py` and headless Chromium with the browser tests' helpers (tests/browser.py), opens
+Starts `streamlit run app.py` and headless Chromium with the browser tests' helpers (testkit/browser.py), opens
 each lesson by a link (its presets and settings are in the URL), trains it as a student would, checks that
 the page shows what the run promises and no error box, and writes docs/lesson<N>-<name>.png. Look at every
 image before committing it.
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.browser import (  # noqa: E402
+from testkit.browser import (  # noqa: E402
     exception_boxes,
     launch,
     open_page,

@@ -5,7 +5,7 @@ entry here (``register``), and its config says what a run needs (``footprint()``
 
 A setting's key is its widget key, its query parameter and its preset field, and its label is the one its
 widget shows (what a warning about a link names). A preset is one line: the settings it changes from the
-lesson's defaults (the tutorial's). ``tests/test_presets.py`` runs each preset and checks the outcome its name
+lesson's defaults (the tutorial's). ``tests/studio/test_presets.py`` runs each preset and checks the outcome its name
 promises.
 
 One setting is drawn by several widgets: lesson 5's ``pg_hidden``, the width of each hidden layer, as TF

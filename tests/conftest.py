@@ -16,14 +16,14 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 # Every AppTest is the same session ("test session id"), so the suite would meet the per-session limit on checks
-# a minute; tests/test_sandbox_fairness.py tests that limit on a sandbox of its own.
+# a minute; tests/grading/test_sandbox_fairness.py tests that limit on a sandbox of its own.
 os.environ.setdefault("STUDIO_CHECKS_PER_MINUTE", "100000")
 
 
 @pytest.fixture(autouse=True)
 def build_on_every_poll(monkeypatch):
     """In-process tests poll the live feed right after a run steps, and expect what it made: the feed builds
-    a payload on every poll with news, as it did before ``BUILD_EVERY``. tests/test_feed.py tests the limit
+    a payload on every poll with news, as it did before ``BUILD_EVERY``. tests/studio/test_feed.py tests the limit
     itself; a server (the browser tests') keeps its own."""
     from studio import feed
 
@@ -33,7 +33,7 @@ def build_on_every_poll(monkeypatch):
 @pytest.fixture(scope="module")
 def server():
     """``streamlit run app.py`` on a free port for the browser tests of one module; yields its base URL."""
-    from tests.browser import streamlit_server
+    from testkit.browser import streamlit_server
 
     with streamlit_server() as url:
         yield url
@@ -44,7 +44,7 @@ def browser():
     """Headless Chromium for the browser tests of one module."""
     from playwright.sync_api import sync_playwright
 
-    from tests.browser import launch
+    from testkit.browser import launch
 
     with sync_playwright() as p:
         b = launch(p)

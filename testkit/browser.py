@@ -1,0 +1,252 @@
+"""Helpers for driving the real app in headless Chromium: used by the browser tests, bench/ and scripts/."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "artifacts"
+# Where a Chromium is looked for, in this order; scripts/install-chromium.sh looks in the same places.
+BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+MAC_APPS = ("/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+            "/Applications/Chromium.app/Contents/MacOS/Chromium")
+
+
+def find_chromium() -> str | None:
+    """The browser the tests drive: $STUDIO_CHROMIUM, else an installed Chromium or Chrome, else None,
+    which means Playwright's own Chromium (``python -m playwright install chromium``)."""
+    if os.environ.get("STUDIO_CHROMIUM"):
+        return os.environ["STUDIO_CHROMIUM"]
+    for name in BROWSER_NAMES:
+        if path := shutil.which(name):
+            return path
+    return next((app for app in MAC_APPS if os.access(app, os.X_OK)), None)
+
+
+CHROMIUM = find_chromium()
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_server(port: int | None = None):
+    """``streamlit run app.py`` on ``port`` (a free one by default); yields its base URL and stops it
+    afterwards. A test that restarts the server passes the same port twice."""
+    port = port or free_port()
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = open(ARTIFACTS / f"server-{port}-{time.time():.0f}.log", "w")  # noqa: SIM115 - closed in finally
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start; see {log.name}")
+            time.sleep(0.25)
+        yield url
+    finally:
+        proc.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(10)
+        proc.kill()
+        log.close()
+
+
+def launch(playwright):
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+
+
+def wait_idle(page, timeout: float = 60_000) -> None:
+    """Wait until the script has finished its current run (never on content that may be stale).
+
+    Waits on the attribute alone (attached, not 'visible'): a reconnecting overlay must not count as
+    busy. On a time-out a screenshot is saved to artifacts/ for whoever looks next."""
+    page.wait_for_timeout(150)  # let a run triggered by the last action begin
+    try:
+        page.wait_for_selector(IDLE, state="attached", timeout=timeout)
+    except Exception:
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"wait-idle-timeout-{int(time.time())}.png"), full_page=True)
+        raise
+
+
+def open_page(context, url: str):
+    page = context.new_page()
+    page.goto(url)
+    wait_idle(page)
+    return page
+
+
+def set_number(page, label: str, value) -> None:
+    """Type into a number input the way a student does (select, type, Enter)."""
+    box = page.get_by_label(label, exact=True)
+    box.fill(str(value))
+    box.press("Enter")
+    wait_idle(page)
+
+
+def set_speed(page, value: str) -> None:
+    """Move the speed slider with the keyboard: End for 'max', else Home then right-arrows."""
+    from studio.live_view import SPEEDS
+
+    slider = page.get_by_role("slider", name=re.compile(r"^Speed"))
+    slider.focus()
+    slider.press("Home")
+    for _ in range(SPEEDS.index(value)):
+        slider.press("ArrowRight")
+    wait_idle(page)
+
+
+SAMPLER_JS = """(ms) => {
+  window.__studioSamples = [];
+  window.__studioSampler = setInterval(() => {
+    const root = document.querySelector('.studio-live');
+    const plot = root && root.querySelector('.js-plotly-plot');
+    const box = plot ? plot.getBoundingClientRect() : null;
+    window.__studioSamples.push({t: performance.now() / 1000, painted: root ? root.dataset.painted ?? null : null,
+      paints: root ? Number(root.dataset.paints || 0) : 0,
+      status: root ? root.dataset.status ?? null : null,
+      script: document.querySelector('[data-testid="stApp"]')?.dataset.testScriptState ?? null,
+      visible: !!(box && box.width > 0 && box.height > 0 && plot.querySelector('.main-svg'))});
+  }, ms);
+}"""
+
+
+STOP_SAMPLER_JS = "() => { clearInterval(window.__studioSampler); return window.__studioSamples; }"
+
+
+def sample_live(*pages, seconds: float, interval_ms: int = 40) -> list[list[dict]]:
+    """Sample the live chart inside each page every ``interval_ms`` for the same ``seconds`` (no round
+    trips from here while it runs): what is painted, and whether a chart is on screen at all.
+    Returns one list of samples per page."""
+    for page in pages:
+        page.evaluate(SAMPLER_JS, interval_ms)
+    time.sleep(seconds)
+    return [page.evaluate(STOP_SAMPLER_JS) for page in pages]
+
+
+def painted_rate(samples: list[dict]) -> tuple[float, int, int]:
+    """(states painted per second while running, distinct states seen, samples with no chart on screen).
+
+    The chart counts its own paints (each one a new state, since states only move forward), so the
+    sampler need not catch every paint and can stay light enough not to slow what it measures."""
+    running = [s for s in samples if s.get("status") == "running"]
+    if len(running) < 2:
+        return 0.0, 0, 0
+    paints = running[-1]["paints"] - running[0]["paints"]
+    distinct = len({s["painted"] for s in running if s["painted"] is not None})
+    blank = sum(1 for s in running if not s["visible"])
+    return paints / (running[-1]["t"] - running[0]["t"]), distinct, blank
+
+
+def painted(page) -> int:
+    """The newest state the live chart has painted (its step or iteration)."""
+    return int(page.locator(".studio-live").get_attribute("data-painted"))
+
+
+def wait_painted(page, step: int, timeout: float = 30.0) -> None:
+    """Wait until the live chart has painted state ``step`` or a later one."""
+    page.wait_for_function(f"() => Number(document.querySelector('.studio-live')?.dataset.painted) >= {step}",
+                           timeout=timeout * 1000)
+
+
+def plot_data(page, index: int = 0) -> list[dict]:
+    """The data of the index-th Plotly chart on the page, read from the div itself."""
+    page.wait_for_function("(i) => document.querySelectorAll('.js-plotly-plot')[i]?.data", arg=index)
+    return page.evaluate("""(i) => {
+      const div = document.querySelectorAll('.js-plotly-plot')[i];
+      return div ? div.data.map(t => ({name: t.name, x: Array.from(t.x || []), y: Array.from(t.y || [])})) : null;
+    }""", index)
+
+
+def finished_caption(page, text: str):
+    """The caption over a finished logistic run's replay (not the live chart's status line)."""
+    return page.get_by_test_id("stCaptionContainer").get_by_text(text)
+
+
+def exception_boxes(page) -> int:
+    return page.locator('[data-testid="stException"]').count()
+
+
+def free_ports(n: int) -> int:
+    """The first of ``n`` consecutive free ports."""
+    for _ in range(50):
+        first = free_port()
+        if first + n < 65535 and all(_free(first + i) for i in range(1, n)):
+            return first
+    raise RuntimeError("no consecutive free ports")
+
+
+def _free(port: int) -> bool:
+    import socket
+
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+@contextlib.contextmanager
+def serve(workers: int = 2, tls_cert=None):
+    """``python -m studio.serve`` on free ports; yields (proxy URL, {worker name: pid}, log path)."""
+    from studio.serve import find_haproxy
+
+    assert find_haproxy("haproxy"), "haproxy is not installed: bash scripts/install-test-deps.sh"
+    port, worker_port = free_port(), free_ports(workers)
+    ARTIFACTS.mkdir(exist_ok=True)
+    log_path = ARTIFACTS / f"serve-{port}.log"
+    log = open(log_path, "w")  # noqa: SIM115 - closed in finally
+    tls = ["--tls-cert", str(tls_cert)] if tls_cert else []
+    proc = subprocess.Popen([sys.executable, "-m", "studio.serve", "--workers", str(workers), "--port", str(port),
+                             "--worker-port", str(worker_port), "--address", "127.0.0.1", *tls],
+                            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"{'https' if tls_cert else 'http'}://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 300
+        while "studio.serve: ready:" not in log_path.read_text():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"studio.serve did not start; see {log_path}")
+            time.sleep(0.25)
+        yield url, worker_pids(log_path), log_path
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(20)
+        proc.kill()
+        log.close()
+
+
+def worker_pids(log_path) -> dict[str, int]:
+    """The newest pid of each worker, from studio.serve's own lines."""
+    pids = {}
+    for name, pid in re.findall(r"studio\.serve: worker (w\d+) pid (\d+)", log_path.read_text()):
+        pids[name] = int(pid)
+    return pids

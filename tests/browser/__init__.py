@@ -1,0 +1,1 @@
+"""Headless Chromium against a real server (marked ``browser``; the helpers are in testkit.browser)."""

@@ -1,0 +1,1 @@
+"""The custom_function lesson's page through AppTest."""

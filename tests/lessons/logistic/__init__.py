@@ -1,0 +1,1 @@
+"""The logistic lesson's page through AppTest."""

@@ -1,0 +1,1 @@
+"""The playground lesson's page through AppTest."""

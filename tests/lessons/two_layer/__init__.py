@@ -1,0 +1,1 @@
+"""The two_layer lesson's page through AppTest."""

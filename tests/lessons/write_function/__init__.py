@@ -1,0 +1,1 @@
+"""The write_function lesson's page through AppTest."""

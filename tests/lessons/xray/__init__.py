@@ -1,0 +1,1 @@
+"""The xray lesson's page through AppTest."""
