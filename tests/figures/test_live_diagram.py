@@ -54,7 +54,7 @@ def test_the_diagram_of_copied_weights_is_the_diagram_of_the_model_at_that_step(
     tap = ParamTap(pg, every=1e9)
     for snap in tap.stream(pg.run(20, 1)):
         if snap.step == 7:
-            then = network_state(pg)  # from the model itself (tests/test_playground_diagram.py checks it)
+            then = network_state(pg)  # from the model itself (tests/figures/test_network_diagram.py checks it)
             tap.want()
         if snap.step == 8:
             expected = network_state(pg)
