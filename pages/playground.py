@@ -4,29 +4,28 @@ Playground's way, with its gradient flow beside and the run as a PyTorch script.
 import numpy as np
 import streamlit as st
 
-from autodiff_core.diagram import GRID, MAX_WIDTH, ParamTap, drawable, network_state
+from autodiff_core.diagram import GRID, MAX_WIDTH, drawable, network_state
 from autodiff_core.features import ordered
 from autodiff_core.figures.gradflow import discretized, gradient_flow_figure, gradient_flow_live
 from autodiff_core.figures.network import network_figure, network_live_spec, network_live_state
 from autodiff_core.figures.playground import LIVE_WINDOW, playground_live_payload, playground_replay_figure, score_name
 from autodiff_core.figures.theme import PRESENT_FONT, present_layout
-from autodiff_core.grading.remote_runs import PlaygroundRun, land
 from autodiff_core.graph import to_dot
-from autodiff_core.playground import MAX_DEPTH, Playground, PlaygroundConfig, backward_problem
+from autodiff_core.playground import MAX_DEPTH, PlaygroundConfig, backward_problem
 from autodiff_core.playground_data import PLAYGROUND_DATASETS, is_regression, label_noise_note
-from autodiff_core.recording import every_step_then_sparser
 from autodiff_core.script_export import export_script, exportable
-from autodiff_core.slow_step import UNITS, forward_backward_table, function_table, slow_step, update_table
+from autodiff_core.slow_step import UNITS, forward_backward_table, function_table, update_table
 from studio import classroom, presenter
 from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
 from studio.layer_widths import layer_widths
 from studio.lessons import FEATURE_KEYS, MAX_NEURONS, widget
 from studio.live_chart import live_chart
-from studio.live_view import current_run, forget_run, keep_run, speed_value, status_text
+from studio.live_view import current_run, speed_value, status_text
 from studio.page import require_app
+from studio.playground_session import PlaygroundSession
 from studio.presets import bind_lesson, settings_box
-from studio.runner import LiveRun, current_session_id
+from studio.runner import LiveRun
 from studio.sidebar import current_settings
 from studio.weight_editor import CLICKABLE, weight_editor
 
@@ -76,85 +75,14 @@ def playground_ui() -> tuple[PlaygroundConfig | None, str]:
     return config, ""
 
 
-def playground_for(config: PlaygroundConfig) -> Playground:
-    """The session's model: kept while data and model settings stay the same, rebuilt when they change.
-    A rebuilt model drops the run and the history of the old one: they belong to other data."""
-    pg = st.session_state.get("pg_model")
-    if pg is None or pg.config.model_key() != config.model_key():
-        live = forget_run("playground")
-        if live is not None:
-            live.stop("Settings changed.")
-            live.join(1.0)
-        pg = st.session_state["pg_model"] = Playground(config)
-        new_history([pg.snapshot()])
-    elif pg.config != config and not _running():
-        pg.set_training(config)
-    return pg
-
-
-def new_history(snaps: list, curve: list | None = None) -> None:
-    """Replace what the chart shows; the chart draws it afresh (a new id), not as more of the same.
-    ``snaps``: whole snapshots (surfaces, for the replay), thinned in a long run; ``curve``: light ones for
-    every recorded step, which the loss, accuracy and gradient flow curves are drawn from."""
-    st.session_state["pg_history"] = snaps
-    st.session_state["pg_curve"] = curve if curve is not None else [s.light() for s in snaps]
-    st.session_state["pg_view"] = st.session_state.get("pg_view", 0) + 1
-
-
-def _running() -> bool:
-    run = current_run("playground")
-    return run is not None and run.running
-
-
-def settle(pg: Playground) -> None:
-    """Once a run has ended (Pause, divergence, the time limit), its snapshots become the history that
-    Step continues from and the replay shows; the model's state is recorded if it moved on after the
-    last snapshot."""
-    run = current_run("playground")
-    if run is None or run.running or st.session_state.get("pg_settled") == run.run_id:
-        return
-    run.join(2.0)  # the worker may still be finishing the step in hand
-    snaps = run.view()[0]
-    if snaps:
-        new_history(snaps, run.trail_view() or None)
-    if st.session_state["pg_history"][-1].step != pg.steps_done:
-        record(pg.snapshot())
-    st.session_state["pg_settled"] = run.run_id
-    st.session_state["pg_settled_step"] = pg.steps_done  # where the run left the model: what idle_status names
-
-
-def record(snap) -> None:
-    """Add the model's state after a Step (or where a run stopped) to the history and the curves."""
-    st.session_state["pg_history"].append(snap)
-    st.session_state["pg_curve"].append(snap.light())
-
-
-def play(pg: Playground, speed: float | None) -> None:
-    history, curve = st.session_state["pg_history"], st.session_state["pg_curve"]
-    tap = st.session_state["pg_tap"] = ParamTap(pg)  # the live diagram's weights, a few states a second
-    run = LiveRun("playground", pg.config, lambda: tap.stream(every_step_then_sparser(pg.run, total=100_000)),
-                  lambda s: s.step, speed=speed, session_id=current_session_id(), snapshots=list(history[:-1]),
-                  light=lambda s: s.light(), trail=[s for s in curve if s.step < pg.steps_done],
-                  remote=lambda worker: tap.stream(worker.train(PlaygroundRun(pg, 100_000), pg.config,
-                                                                land=lambda state: land(pg, state))))
-    keep_run("playground", run.start())
-
-
-def pause() -> None:
-    run = current_run("playground")
-    if run is not None:
-        run.stop("Paused.")
-        run.join(1.0)
-        settle(st.session_state["pg_model"])
-
-
 with settings_box("playground"):
     config, problem = playground_ui()
 if problem:
     st.error(problem)
     st.stop()
-pg = playground_for(config)
-settle(pg)
+session = PlaygroundSession.for_config(config)
+session.settle()
+pg = session.model
 if backward_problem(config.activation):
     st.warning(backward_problem(config.activation))
 if config.hidden and min(config.hidden) == 1:
@@ -169,22 +97,15 @@ elif not presenter.presenting() and (note := label_noise_note(config.dataset, (p
 c = st.columns([1, 1, 1, 1, 4], vertical_alignment="bottom")
 widget("pg_speed", c[4])
 speed = speed_value(st.session_state.pg_speed)
-running = _running()
+running = session.running()
 if c[0].button("Play", key="pg_play", type="primary", disabled=running, width="stretch"):
-    play(pg, speed)
+    session.play(speed)
     running = True
-c[1].button("Pause", key="pg_pause", disabled=not running, on_click=pause, width="stretch")
+c[1].button("Pause", key="pg_pause", disabled=not running, on_click=session.pause, width="stretch")
 if c[2].button("Step", key="pg_step", disabled=running, width="stretch", help="Train one mini-batch step."):
-    if st.session_state.pg_slow:
-        st.session_state["pg_slow_trace"] = slow_step(pg)
-    else:
-        pg.step()
-    record(pg.snapshot())
+    session.step(slow=st.session_state.pg_slow)
 if c[3].button("Reset", key="pg_reset", width="stretch", help="Back to step 0, same initial weights."):
-    pause()
-    pg.reset()
-    new_history([pg.snapshot()])
-    forget_run("playground")
+    session.reset()
 if (run := current_run("playground")) is not None:
     run.set_speed(speed)
 widget("pg_slow")
@@ -200,33 +121,6 @@ train = drawn(pg.points_train, pg.y_train)
 shown = None if st.session_state.pg_show_test else 0  # none of the test points when they are hidden
 test = drawn(pg.points_test[:shown], pg.y_test[:shown])
 discretize, regression = st.session_state.pg_discretize, pg.config.regression
-
-
-def live_run() -> LiveRun | None:
-    """The run the chart follows: only one that is going. An ended run is in the history by now."""
-    run = current_run("playground")
-    return run if run is not None and run.running else None
-
-
-def shown_snapshots(run: LiveRun | None) -> list:
-    """What the chart shows: the live run's snapshots, else the history of steps and ended runs."""
-    return run.view()[0] if run is not None else steps_shown
-
-
-def shown_curve(run: LiveRun | None) -> list:
-    """What the curves are drawn from: a state for every recorded step of the live run, else of the history."""
-    return run.trail_view() if run is not None else curve_shown
-
-
-def idle_status() -> str:
-    """What ended the last run, while the chart still shows where it ended."""
-    run = current_run("playground")
-    history = st.session_state["pg_history"]
-    if run is None or run.running or run.last is None or history[-1].step != st.session_state.get("pg_settled_step"):
-        return ""  # no run, or Step has moved on since it ended
-    if run.status == "stopped" and run.message == "Paused.":  # at full speed the model may be past the last record
-        return f"Paused at step {history[-1].step:,}."
-    return status_text(run, "step", None)
 
 
 NETWORK_NOTE = ("Each neuron is drawn as what it computes over the plane (orange -1, white 0, blue +1). Links are "
@@ -259,14 +153,14 @@ def live_flow(run: LiveRun | None, curve: list) -> tuple[dict, dict] | None:
     return spec, curves
 
 
-# The live feed calls payload() off the script thread, where session state cannot be read: read it now.
-steps_shown, curve_shown = st.session_state["pg_history"], st.session_state["pg_curve"]
-idle_id, idle_text = f"idle-{id(pg)}-{st.session_state['pg_view']}", idle_status()
-tap, presenting = st.session_state.get("pg_tap"), presenter.presenting()
+# The live feed calls payload() off the script thread, where session state cannot be read: read it now (the
+# session object itself can be read from any thread).
+idle_id, idle_text = f"idle-{id(pg)}-{session.view}", session.idle_status()
+tap, presenting = session.tap, presenter.presenting()
 
 
 def payload(run: LiveRun | None) -> dict:
-    snaps, curve = shown_snapshots(run), shown_curve(run)
+    snaps, curve = session.shown(run)
     if discretize:  # only the newest states carry a surface
         snaps = discretized(snaps, LIVE_WINDOW + 1)
     last = snaps[-1].step if snaps else 0
@@ -277,11 +171,11 @@ def payload(run: LiveRun | None) -> dict:
         diagram=live_diagram(run), flow=live_flow(run, curve), regression=regression)
 
 
-run = live_run()
+run = session.live_run()
 ghosts = classroom.ghost_adder("playground", current_run("playground"), pg.config)
 live_chart(presenter.payload(payload, extra=ghosts), run, key="playground_live", live=run is not None)  # to its end
-history = shown_snapshots(run)
-latest = history[-1] if history else st.session_state["pg_history"][-1]  # a run that has yielded nothing yet
+history, curve_shown = session.shown(run)
+latest = history[-1] if history else session.history[-1]  # a run that has yielded nothing yet
 if latest.message:
     st.warning(latest.message)
 ended = current_run("playground")
@@ -294,7 +188,7 @@ if run is None and len(history) > 2 and st.toggle("Replay the run as an animatio
     replay = discretized(history, len(history)) if discretize else history
     plot(playground_replay_figure(replay, pg.extent, pg.config.grid, train, test, curve=curve_shown,
                                   regression=regression), key="pg_replay")
-trace = st.session_state.get("pg_slow_trace")
+trace = session.slow_trace
 if run is None and st.session_state.pg_slow and trace is not None and trace.step == pg.steps_done - 1:
     st.subheader(f"Step {trace.step + 1} in slow motion")
     widest = max(len(layer.pre) for layer in trace.layers)
@@ -322,7 +216,7 @@ if run is None:
         plot(network_figure(network_state(pg)), key="pg_network", **CLICKABLE)
     else:
         st.info(f"The diagram is drawn for layers of at most {MAX_WIDTH} neurons.")
-    weight_editor(pg, new_history)
+    weight_editor(session)
 if run is None and len(history) > 1:
     st.subheader("Gradient flow")
     st.caption(FLOW_NOTE)

@@ -11,14 +11,13 @@ moves with it.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import streamlit as st
 
 from autodiff_core.diagram import drawable
 from autodiff_core.playground import Playground
 
-from .live_view import current_run
+from .playground_session import PlaygroundSession
 
 LAYER, SOURCE, TARGET, VALUE = "pg_edit_layer", "pg_edit_from", "pg_edit_to", "pg_edit_value"
 BIAS = -1  # the "From" choice that means the target neuron's bias
@@ -65,9 +64,9 @@ def _keep_in_range(key: str, options: list[int]) -> None:
         st.session_state[key] = options[0]
 
 
-def weight_editor(pg: Playground, new_history: Callable[[list, list], None], *, disabled: bool = False) -> None:
-    """The editor's one row; ``new_history(snaps, curve)`` is the page's, which redraws the chart afresh."""
-    ss = st.session_state
+def weight_editor(session: PlaygroundSession, *, disabled: bool = False) -> None:
+    """The editor's one row, for the session's model."""
+    ss, pg = st.session_state, session.model
     layers = list(range(len(pg.model.layers)))
     _keep_in_range(LAYER, layers)
     weight = pg.model.layers[ss[LAYER]].weight  # (out, in)
@@ -87,18 +86,12 @@ def weight_editor(pg: Playground, new_history: Callable[[list, list], None], *, 
         st.selectbox("To", list(range(weight.shape[0])), key=TARGET, disabled=disabled, width=140,
                      format_func=lambda j: neuron_name(pg, layer + 1, j))
         st.number_input("Bias" if ss[SOURCE] == BIAS else "Weight", -LIMIT, LIMIT, step=0.1, format="%.3f",
-                        key=VALUE, disabled=disabled, width=160, on_change=_edit, args=(new_history,),
+                        key=VALUE, disabled=disabled, width=160, on_change=_edit, args=(session,),
                         help="Type a value and press Enter: the model takes it at once.")
 
 
-def _edit(new_history: Callable[[list, list], None]) -> None:
-    """Set the parameter, then make the model's new state the history's state at this step."""
+def _edit(session: PlaygroundSession) -> None:
+    """Set the parameter: the session makes the model's new state the history's state at this step."""
     ss = st.session_state
-    pg, run = ss.get("pg_model"), current_run("playground")
-    if pg is None or ss.get(VALUE) is None or (run is not None and run.running):
-        return
-    pg.set_weight(ss[LAYER], ss[TARGET], None if ss[SOURCE] == BIAS else ss[SOURCE], float(ss[VALUE]))
-    snap = pg.snapshot()
-    history = [s for s in ss["pg_history"] if s.step < snap.step] + [snap]
-    curve = [s for s in ss["pg_curve"] if s.step < snap.step] + [snap.light()]
-    new_history(history, curve)
+    if ss.get(VALUE) is not None:
+        session.set_weight(ss[LAYER], ss[TARGET], None if ss[SOURCE] == BIAS else ss[SOURCE], float(ss[VALUE]))

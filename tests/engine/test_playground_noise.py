@@ -52,7 +52,7 @@ def test_note_counts_each_splits_flipped_labels():
 
 def test_page_explains_the_losses_with_the_flipped_labels(app):
     at = app.switch_page("pages/playground.py").run()
-    pg = at.session_state["pg_model"]
+    pg = at.session_state["pg_session"].model
     k = int(flipped_labels("XOR", pg.points_train, pg.y_train).sum())
     k_test = int(flipped_labels("XOR", pg.points_test, pg.y_test).sum())
     assert k != k_test  # the default data: the two splits got unequal shares of flipped labels

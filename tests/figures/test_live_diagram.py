@@ -155,7 +155,7 @@ def test_while_a_run_goes_the_feed_carries_the_diagram_and_gradient_flow(app):
     at.select_slider(key="pg_speed").set_value("200").run()
     at.button(key="pg_play").click().run()
     data = live_payload(at)
-    assert data["diagram"]["columns"][1:] == list(at.session_state["pg_model"].config.hidden) + [1]
+    assert data["diagram"]["columns"][1:] == list(at.session_state["pg_session"].model.config.hidden) + [1]
     assert [t["name"] for t in data["flow"]["traces"]][-1] == "output"
     assert not any(c.proto.id.endswith("pg_network") for c in at.get("plotly_chart"))
     seen, flow, deadline = [], {}, time.monotonic() + 30
@@ -196,7 +196,7 @@ def test_regression_points_take_their_targets_colour_on_the_surfaces_scale(app):
     at = app.switch_page("pages/playground.py").run()
     at.selectbox(key="pg_dataset").select("Multi-Gaussian (regression)").run()
     data = live_payload(at)
-    pg = at.session_state["pg_model"]
+    pg = at.session_state["pg_session"].model
     points = data["base"][:4]
     assert [t["name"] for t in points] == ["train ≤ 0", "train > 0", "test ≤ 0", "test > 0"]
     targets = {}

@@ -66,9 +66,9 @@ def test_lesson_5_snapshots_and_trains_with_a_student_function(new_app, no_stude
     at, name = adopted(new_app)
     at.switch_page("pages/playground.py").run()
     at.selectbox(key="pg_activation").select(name).run()  # the surface is drawn: the worker computed it
-    assert not at.exception and at.session_state["pg_history"][-1].surface
+    assert not at.exception and at.session_state["pg_session"].history[-1].surface
     at.button(key="pg_step").click().run()  # one step, in the session's worker
-    assert not at.exception and at.session_state["pg_model"].steps_done == 1
+    assert not at.exception and at.session_state["pg_session"].model.steps_done == 1
     at.button(key="pg_play").click().run()
     run = at.session_state["playground_run"]
     deadline = time.monotonic() + 30

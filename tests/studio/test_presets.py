@@ -106,7 +106,7 @@ def test_lesson5_presets(new_app):
     final = {}
     for name in PRESETS["playground"]:
         at = open_preset(new_app, "playground", name)
-        pg = Playground(at.session_state["pg_model"].config)  # the config the page built from the link
+        pg = Playground(at.session_state["pg_session"].model.config)  # the config the page built from the link
         n = steps.get(name, 1000)
         *_, last = pg.run(n, record_every=n)
         final[name] = last

@@ -74,7 +74,7 @@ def open_playground(new_app, **params):
 
 def test_an_old_link_opens_its_network_and_the_address_bar_holds_the_new_parameter(new_app):
     at = open_playground(new_app, pg_layers="3", pg_width="16")
-    assert at.session_state["pg_model"].config.hidden == (16, 16, 16)
+    assert at.session_state["pg_session"].model.config.hidden == (16, 16, 16)
     assert at.number_input(key="pg_layers").value == 3
     assert [at.number_input(key=f"pg_width_{i}").value for i in (1, 2, 3)] == [16, 16, 16]
     assert at.query_params["pg_hidden"] == "16,16,16"
@@ -86,28 +86,28 @@ def test_each_layer_has_its_own_width_in_the_model_and_the_link(new_app):
     at = open_playground(new_app, pg_hidden="4,2")
     assert [n.key for n in at.number_input][:3] == ["pg_layers", "pg_width_1", "pg_width_2"]  # no third layer
     at.number_input(key="pg_width_2").set_value(5).run()
-    assert at.session_state["pg_model"].config.hidden == (4, 5) and at.query_params["pg_hidden"] == "4,5"
+    assert at.session_state["pg_session"].model.config.hidden == (4, 5) and at.query_params["pg_hidden"] == "4,5"
     at.number_input(key="pg_layers").set_value(4).run()  # new layers start as wide as the last
-    assert at.session_state["pg_model"].config.hidden == (4, 5, 5, 5)
+    assert at.session_state["pg_session"].model.config.hidden == (4, 5, 5, 5)
     at.number_input(key="pg_width_4").set_value(1).run()
     at.number_input(key="pg_layers").set_value(3).run()
-    assert at.session_state["pg_model"].config.hidden == (4, 5, 5)
+    assert at.session_state["pg_session"].model.config.hidden == (4, 5, 5)
     assert not at.exception
 
 
 def test_a_preset_sets_every_layer_widget(new_app):
     at = open_playground(new_app, preset="circles-tf-s-4-2-tanh")
-    assert at.session_state["pg_model"].config.hidden == (4, 2)
+    assert at.session_state["pg_session"].model.config.hidden == (4, 2)
     assert [at.number_input(key=k).value for k in ("pg_layers", "pg_width_1", "pg_width_2")] == [2, 4, 2]
     at.selectbox(key="playground_preset").select("Spirals need depth").run()
-    assert at.session_state["pg_model"].config.hidden == (16, 16, 16)
+    assert at.session_state["pg_session"].model.config.hidden == (16, 16, 16)
     assert [at.number_input(key=f"pg_width_{i}").value for i in (1, 2, 3)] == [16, 16, 16]
     assert at.session_state["playground_preset"] == "Spirals need depth"
 
 
 def test_a_bad_link_warns_and_keeps_the_default_network(new_app):
     at = open_playground(new_app, pg_hidden="8,0,8")
-    assert at.session_state["pg_model"].config.hidden == (8, 8)
+    assert at.session_state["pg_session"].model.config.hidden == (8, 8)
     assert any("pg_hidden" in w.value and "outside 1 to 64" in w.value for w in at.warning)
 
 
@@ -118,10 +118,10 @@ def test_the_layer_presets_do_what_their_names_say(new_app):
     from tests.engine.test_linear_activation import _plane_residual
 
     at = open_playground(new_app, preset="circles-tf-s-4-2-tanh")
-    pg = Playground(at.session_state["pg_model"].config)
+    pg = Playground(at.session_state["pg_session"].model.config)
     assert next((s.step for s in pg.run(8_000, 250) if s.test_accuracy >= 0.95), None) is not None
     at = open_playground(new_app, preset="linear-activation-only-a-straight-line")
-    config = at.session_state["pg_model"].config
+    config = at.session_state["pg_session"].model.config
     assert config.hidden == (8, 8, 8) and config.activation == "Linear"
     pg = Playground(PlaygroundConfig(**{**config.__dict__, "dtype": "float64"}))
     *_, last = pg.run(1000, 1000)

@@ -28,7 +28,7 @@ def test_step_play_pause_reset(app):
     at.button(key="pg_pause").click().run()
     run = wait_for_run(at, "playground", timeout=10)
     assert run.status == "stopped" and run.last.step > 2
-    history = at.session_state["pg_history"]
+    history = at.session_state["pg_session"].history
     assert [s.step for s in history][:3] == [0, 1, 2]  # the curve continues from the stepped states
     at.toggle(key="pg_replay_on").set_value(True).run()
     assert any("pg_replay" in c.proto.id for c in at.get("plotly_chart"))
@@ -53,9 +53,9 @@ def test_extremes_give_messages_not_tracebacks(app):
 def test_changing_the_dataset_rebuilds_the_model(app):
     at = app.switch_page("pages/playground.py").run()
     at.button(key="pg_step").click().run()
-    before = at.session_state["pg_model"]
+    before = at.session_state["pg_session"].model
     at.selectbox(key="pg_dataset").select("Circles").run()
-    assert at.session_state["pg_model"] is not before
+    assert at.session_state["pg_session"].model is not before
     assert payload(at)["states"][-1]["step"] == 0
     at.button(key="pg_regen").click().run()
     assert at.session_state["pg_data_seed"] == 1
@@ -73,14 +73,14 @@ def test_step_after_pause_advances_one_step_at_a_time(app):
     at = app.switch_page("pages/playground.py").run()
     run = play_then_pause(at)
     paused = payload(at)["states"][-1]["step"]
-    assert paused == at.session_state["pg_model"].steps_done > 0
+    assert paused == at.session_state["pg_session"].model.steps_done > 0
     for i in range(1, 4):
         at.button(key="pg_step").click().run()
         data = payload(at)
         assert data["states"][-1]["step"] == paused + i
         assert data["states"][-1]["caption"].startswith(f"Step {paused + i:,} ")
         assert data["run"] != run.run_id and data["status"] == "idle"
-    assert [s.step for s in at.session_state["pg_history"]][-4:] == [paused, paused + 1, paused + 2, paused + 3]
+    assert [s.step for s in at.session_state["pg_session"].history][-4:] == [paused, paused + 1, paused + 2, paused + 3]
     assert not at.exception
 
 
@@ -94,7 +94,7 @@ def test_a_data_change_mid_run_clears_what_belonged_to_the_old_data(app):
     data = payload(at)
     assert [s["step"] for s in data["states"]] == [0] and data["status"] == "idle" and data["status_text"] == ""
     assert data["run"] != old.run_id and data["curves"]["4"]["x"] == [0]
-    pg = at.session_state["pg_model"]
+    pg = at.session_state["pg_session"].model
     assert data["states"][0]["caption"] == caption(pg.snapshot())  # the new data's untrained model
     assert data["base"][0]["x"] == pg.x_train[pg.y_train == 0, 0].tolist()  # the spiral points
     replays = [c for c in at.get("plotly_chart") if "pg_replay" in str(getattr(c, "key", ""))]
@@ -134,7 +134,7 @@ def test_a_paused_long_run_keeps_its_whole_history_in_the_curves(app):
         time.sleep(0.2)
     at.button(key="pg_pause").click().run()
     run = wait_for_run(at, "playground", timeout=10)
-    paused = at.session_state["pg_model"].steps_done
+    paused = at.session_state["pg_session"].model.steps_done
     assert paused >= 3200 and len(run.view()[0]) < 200  # the whole snapshots were thinned
     stride = 8  # every_step_then_sparser records every 8th step from step 2,800 to 6,000
     for key in ("4", "6"):  # train loss, test accuracy
@@ -157,8 +157,8 @@ def test_pause_at_full_speed_says_where_it_paused(app):
     time.sleep(1.0)
     at.button(key="pg_pause").click().run()
     wait_for_run(at, "playground", timeout=10)
-    pg = at.session_state["pg_model"]
-    assert at.session_state["pg_history"][-1].step == pg.steps_done
+    pg = at.session_state["pg_session"].model
+    assert at.session_state["pg_session"].history[-1].step == pg.steps_done
     assert payload(at)["status_text"] == f"Paused at step {pg.steps_done:,}."
     at.button(key="pg_step").click().run()  # Step moves on: the line about the pause goes
     assert payload(at)["status_text"] == ""

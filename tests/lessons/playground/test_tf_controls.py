@@ -22,7 +22,7 @@ def test_features_depth_l1_reach_the_model(app):
     at.checkbox(key="pg_x1x2").check().run()
     at.number_input(key="pg_layers").set_value(6).run()
     at.select_slider(key="pg_l1").set_value(1e-3).run()
-    config = at.session_state["pg_model"].config
+    config = at.session_state["pg_session"].model.config
     assert config.features == ("X1", "X2", "X1X2", "sin X1") and len(config.hidden) == 6 and config.l1 == 1e-3
     for key in ("pg_x1", "pg_x2", "pg_sinx1", "pg_x1x2"):
         at.checkbox(key=key).uncheck().run()
@@ -51,14 +51,14 @@ def test_regression_toggles_gradient_flow_and_export(app, tmp_path):
     surface = payload(at)["states"][-1]["surface"]
     assert {v for row in surface for v in row} <= {0.0, 1.0}
     assert [b for b in at.get("download_button") if "pg_export" in b.proto.id]  # offered once the run has steps
-    pg = at.session_state["pg_model"]
+    pg = at.session_state["pg_session"].model
     from autodiff_core.script_export import export_script
 
     path = tmp_path / "run.py"
     path.write_text(export_script(pg))
     out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     last = float(out.stdout.splitlines()[-2].split()[1])
-    assert abs(last - at.session_state["pg_history"][-1].train_loss) < 1e-5
+    assert abs(last - at.session_state["pg_session"].history[-1].train_loss) < 1e-5
 
 
 def test_step_in_slow_motion_shows_forward_loss_backward_update(app):
@@ -66,7 +66,7 @@ def test_step_in_slow_motion_shows_forward_loss_backward_update(app):
     at.selectbox(key="pg_activation").set_value("Tanh").run()
     at.toggle(key="pg_slow").set_value(True).run()
     at.button(key="pg_step").click().run()
-    assert not at.exception and at.session_state["pg_model"].steps_done == 1
+    assert not at.exception and at.session_state["pg_session"].model.steps_done == 1
     assert any("Step 1 in slow motion" in h.value for h in at.subheader)
     tables = at.dataframe
     assert len(tables) == 3  # forward/backward per layer, the Function's ctx, the update

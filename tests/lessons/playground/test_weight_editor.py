@@ -95,24 +95,24 @@ def edit(at, layer: int, source: int, target: int, value: float):
 
 def test_editing_a_weight_changes_the_model_the_surface_and_the_diagram(app):
     at = open_page(app)
-    pg = at.session_state["pg_model"]
+    pg = at.session_state["pg_session"].model
     surface, links = payload(at)["states"][-1]["surface"], diagram(at)
     edit(at, 0, 1, 2, 3.0)  # from input X2 to neuron 3 of layer 1
-    assert at.session_state["pg_model"] is pg and pg.model.layers[0].weight[2, 1].item() == 3.0
+    assert at.session_state["pg_session"].model is pg and pg.model.layers[0].weight[2, 1].item() == 3.0
     assert at.number_input(key="pg_edit_value").value == 3.0 and at.number_input(key="pg_edit_value").label == "Weight"
     state = payload(at)["states"][-1]
     assert state["step"] == 2 and state["surface"] != surface  # the surface is drawn from the edited model
     assert diagram(at) != links and "weight +3.000" in json.dumps(diagram(at))
-    history = at.session_state["pg_history"]
+    history = at.session_state["pg_session"].history
     assert [s.step for s in history] == [0, 1, 2] and history[-1].surface == pg.snapshot().surface
     edit(at, 2, -1, 0, -0.5)  # the output's bias
     assert pg.model.layers[2].bias[0].item() == -0.5 and at.number_input(key="pg_edit_value").label == "Bias"
-    assert [s.step for s in at.session_state["pg_history"]] == [0, 1, 2]  # still one state per step
+    assert [s.step for s in at.session_state["pg_session"].history] == [0, 1, 2]  # still one state per step
 
 
 def test_the_value_box_shows_the_link_as_it_is_now(app):
     at = open_page(app)
-    pg = at.session_state["pg_model"]
+    pg = at.session_state["pg_session"].model
     at.selectbox(key="pg_edit_layer").set_value(1).run()
     at.selectbox(key="pg_edit_from").set_value(3).run()
     at.selectbox(key="pg_edit_to").set_value(2).run()
@@ -127,13 +127,13 @@ def test_a_run_after_an_edit_starts_from_the_edited_weights(app):
     at = open_page(app)
     at.button(key="pg_reset").click().run()
     edit(at, 1, 0, 1, -2.0)
-    edited = at.session_state["pg_model"].snapshot()
+    edited = at.session_state["pg_session"].model.snapshot()
     at.select_slider(key="pg_speed").set_value("200").run()
     at.button(key="pg_play").click().run()
     time.sleep(0.5)
     at.button(key="pg_pause").click().run()
     run = wait_for_run(at, "playground", timeout=10)
-    pg = at.session_state["pg_model"]
+    pg = at.session_state["pg_session"].model
     assert run.view()[0][0].surface == edited.surface  # its first state is the edited one
     reference = Playground(pg.config)  # the same steps from the same edit, in the engine alone
     reference.set_weight(1, 1, 0, -2.0)
@@ -169,4 +169,4 @@ def test_a_network_too_wide_to_draw_can_still_be_edited(app):
     assert any("at most 16 neurons" in i.value for i in at.info)
     assert any(c.value.startswith("Set a weight by hand: pick a link") for c in at.caption)
     edit(at, 0, 0, 19, 1.5)  # from X1 to neuron 20 of layer 1
-    assert at.session_state["pg_model"].model.layers[0].weight[19, 0].item() == 1.5
+    assert at.session_state["pg_session"].model.model.layers[0].weight[19, 0].item() == 1.5

@@ -130,10 +130,10 @@ def test_a_passing_function_is_an_activation_in_the_playground(app):
     [name] = at.session_state["wf_activations"]
     at.switch_page("pages/playground.py").run()
     at.selectbox(key="pg_activation").select(name).run()
-    assert not at.exception and at.session_state["pg_model"].config.activation == name
+    assert not at.exception and at.session_state["pg_session"].model.config.activation == name
     for _ in range(3):
         at.button(key="pg_step").click().run()
-    assert not at.exception and len(at.session_state["pg_history"]) == 4
+    assert not at.exception and len(at.session_state["pg_session"].history) == 4
 
 
 def test_another_session_does_not_see_my_function(app, new_app):
