@@ -5,7 +5,7 @@ so it runs in a notebook, a test or a script just as well as behind the app. ``g
 student's Function validated, judged and run in the sandbox. ``tests/engine/test_imports.py`` holds it to this.
 """
 
-from .data import DATASETS, make_dataset
+from .data import PLAYGROUND_DATASETS, make_playground_data
 from .devices import DTYPES, DeviceInfo, DeviceUnavailableError, available_devices, resolve_device, resolve_dtype
 from .functions import FUNCTIONS, FunctionSpec, MyReLU, MyReLUModern, get_activation, relu
 from .gradcheck import GradcheckReport, gradcheck_report, sample_input
@@ -13,9 +13,9 @@ from .logistic import LogisticConfig, LogisticRegression, LogisticSnapshot, trai
 from .two_layer import TwoLayerConfig, TwoLayerSnapshot, train_two_layer
 
 __all__ = [
-    "DATASETS", "DTYPES", "FUNCTIONS", "DeviceInfo", "DeviceUnavailableError", "FunctionSpec",
+    "DTYPES", "FUNCTIONS", "PLAYGROUND_DATASETS", "DeviceInfo", "DeviceUnavailableError", "FunctionSpec",
     "GradcheckReport", "LogisticConfig", "LogisticRegression", "LogisticSnapshot", "MyReLU", "MyReLUModern",
     "TwoLayerConfig", "TwoLayerSnapshot", "available_devices", "get_activation", "gradcheck_report",
-    "make_dataset", "relu", "resolve_device", "resolve_dtype", "sample_input", "train_logistic",
+    "make_playground_data", "relu", "resolve_device", "resolve_dtype", "sample_input", "train_logistic",
     "train_two_layer",
 ]

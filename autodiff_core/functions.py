@@ -1,5 +1,6 @@
-"""Custom autograd Functions: the tutorial's MyReLU, its modern twin, a registry of teaching
-Functions with hand-written backwards, deliberately broken backwards, and a gradcheck helper.
+"""Custom autograd Functions: the tutorial's MyReLU, its modern twin, and a registry of teaching
+Functions with hand-written backwards, correct ones and the deliberately broken ones of ``broken.py``.
+(Gradcheck on a registry entry is ``gradcheck.py``.)
 
 A ``torch.autograd.Function`` has two halves that always travel together:
 
@@ -17,6 +18,16 @@ from dataclasses import dataclass
 
 import torch
 from torch.autograd import Function
+
+from .broken import (
+    ReLUMaskFromGradOutput,
+    ReLUNoChainRule,
+    ReLUWrongComparison,
+    SigmoidSignError,
+    SoftplusExpGradient,
+    TanhDerivativeOfInput,
+)
+from .maths import EXP, IDENTITY, LEAKY_RELU, RELU, SIGMOID, SOFTPLUS, TANH, MathFunction
 
 
 class MyReLU(Function):
@@ -183,118 +194,33 @@ class MyLinear(Function):
         return grad_output
 
 
-# ---- Deliberately broken backwards: each is a bug students really write. ----
-
-
-class ReLUNoChainRule(Function):
-    """BUG: returns ReLU's slope but forgets to multiply by ``grad_output`` (no chain rule)."""
-
-    @staticmethod
-    def forward(ctx, input):
-        ctx.save_for_backward(input)
-        return input.clamp(min=0)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (input,) = ctx.saved_tensors
-        return (input > 0).to(grad_output.dtype)  # should be grad_output * (input > 0)
-
-
-class ReLUWrongComparison(Function):
-    """BUG: zeroes the gradient where the input was *positive* (comparison flipped)."""
-
-    @staticmethod
-    def forward(ctx, input):
-        ctx.save_for_backward(input)
-        return input.clamp(min=0)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (input,) = ctx.saved_tensors
-        grad_input = grad_output.clone()
-        grad_input[input > 0] = 0  # should be input < 0
-        return grad_input
-
-
-class ReLUMaskFromGradOutput(Function):
-    """BUG: takes the mask from ``grad_output`` instead of the saved input."""
-
-    @staticmethod
-    def forward(ctx, input):
-        ctx.save_for_backward(input)
-        return input.clamp(min=0)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        grad_input = grad_output.clone()
-        grad_input[grad_output < 0] = 0  # should be input < 0
-        return grad_input
-
-
-class SigmoidSignError(Function):
-    """BUG: writes s * (s - 1) instead of s * (1 - s): the gradient has the wrong sign."""
-
-    @staticmethod
-    def forward(ctx, input):
-        s = torch.sigmoid(input)
-        ctx.save_for_backward(s)
-        return s
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (s,) = ctx.saved_tensors
-        return grad_output * s * (s - 1)  # should be s * (1 - s)
-
-
-class TanhDerivativeOfInput(Function):
-    """BUG: uses 1 - x^2 (x the input) instead of 1 - tanh(x)^2: the gradient of another function."""
-
-    @staticmethod
-    def forward(ctx, input):
-        ctx.save_for_backward(input)
-        return torch.tanh(input)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (input,) = ctx.saved_tensors
-        return grad_output * (1 - input * input)  # should be 1 - tanh(input)**2
-
-
-class SoftplusExpGradient(Function):
-    """BUG: returns exp(x), the derivative of exp, instead of sigmoid(x), that of softplus."""
-
-    @staticmethod
-    def forward(ctx, input):
-        ctx.save_for_backward(input)
-        return torch.nn.functional.softplus(input)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (input,) = ctx.saved_tensors
-        return grad_output * torch.exp(input)  # should be torch.sigmoid(input)
-
-
-IDENTITY = torch.nn.Identity()  # Linear's built-in reference
-
-
 @dataclass(frozen=True)
 class FunctionSpec:
-    """One registry entry: the Function, the built-in it must match, and where it is not smooth."""
+    """One registry entry: the Function, whether its backward is right, and the mathematical function it
+    computes (``maths``: the built-in it must match, and where it is not smooth)."""
 
     name: str
     fn: type[Function]
-    reference: Callable[[torch.Tensor], torch.Tensor]
+    maths: MathFunction
     correct: bool
     summary: str
-    kinks: tuple[float, ...] = ()
-    domain: tuple[float, float] = (-3.0, 3.0)
+
+    @property
+    def reference(self) -> Callable[[torch.Tensor], torch.Tensor]:
+        return self.maths.reference
 
     @property
     def reference_name(self) -> str:
         """How the built-in reference is written in code."""
-        names = {torch.relu: "torch.relu", torch.sigmoid: "torch.sigmoid", torch.tanh: "torch.tanh",
-                 torch.exp: "torch.exp", torch.nn.functional.softplus: "F.softplus", IDENTITY: "nn.Identity()"}
-        return names.get(self.reference, "F.leaky_relu(x, 0.01)")
+        return self.maths.reference_name
+
+    @property
+    def kinks(self) -> tuple[float, ...]:
+        return self.maths.kinks
+
+    @property
+    def domain(self) -> tuple[float, float]:
+        return self.maths.domain
 
     @property
     def apply(self) -> Callable[[torch.Tensor], torch.Tensor]:
@@ -302,28 +228,26 @@ class FunctionSpec:
 
 
 _SPECS = [
-    FunctionSpec("ReLU", MyReLU, torch.relu, True, "The tutorial's MyReLU: max(0, x).", (0.0,)),
-    FunctionSpec("ReLU (modern form)", MyReLUModern, torch.relu, True,
-                 "MyReLU written with forward + setup_context.", (0.0,)),
-    FunctionSpec("LeakyReLU", MyLeakyReLU, lambda x: torch.nn.functional.leaky_relu(x, 0.01), True,
-                 "x for x ≥ 0, 0.01·x below.", (0.0,)),
-    FunctionSpec("Sigmoid", MySigmoid, torch.sigmoid, True, "1 / (1 + e^-x); saves its output."),
-    FunctionSpec("Tanh", MyTanh, torch.tanh, True, "tanh(x); saves its output."),
-    FunctionSpec("Softplus", MySoftplus, torch.nn.functional.softplus, True, "log(1 + e^x), a smooth ReLU."),
-    FunctionSpec("Exp", MyExp, torch.exp, True, "e^x, its own derivative.", domain=(-2.0, 2.0)),
+    FunctionSpec("ReLU", MyReLU, RELU, True, "The tutorial's MyReLU: max(0, x)."),
+    FunctionSpec("ReLU (modern form)", MyReLUModern, RELU, True, "MyReLU written with forward + setup_context."),
+    FunctionSpec("LeakyReLU", MyLeakyReLU, LEAKY_RELU, True, "x for x ≥ 0, 0.01·x below."),
+    FunctionSpec("Sigmoid", MySigmoid, SIGMOID, True, "1 / (1 + e^-x); saves its output."),
+    FunctionSpec("Tanh", MyTanh, TANH, True, "tanh(x); saves its output."),
+    FunctionSpec("Softplus", MySoftplus, SOFTPLUS, True, "log(1 + e^x), a smooth ReLU."),
+    FunctionSpec("Exp", MyExp, EXP, True, "e^x, its own derivative."),
     FunctionSpec("Linear", MyLinear, IDENTITY, True, "x itself: the identity, slope 1."),
-    FunctionSpec("BROKEN ReLU: chain rule forgotten", ReLUNoChainRule, torch.relu, False,
-                 "backward returns the slope without multiplying by grad_output.", (0.0,)),
-    FunctionSpec("BROKEN ReLU: comparison flipped", ReLUWrongComparison, torch.relu, False,
-                 "backward zeroes the gradient where input > 0 instead of < 0.", (0.0,)),
-    FunctionSpec("BROKEN ReLU: mask from grad_output", ReLUMaskFromGradOutput, torch.relu, False,
-                 "backward masks with grad_output < 0 instead of input < 0.", (0.0,)),
-    FunctionSpec("BROKEN Sigmoid: sign error", SigmoidSignError, torch.sigmoid, False,
+    FunctionSpec("BROKEN ReLU: chain rule forgotten", ReLUNoChainRule, RELU, False,
+                 "backward returns the slope without multiplying by grad_output."),
+    FunctionSpec("BROKEN ReLU: comparison flipped", ReLUWrongComparison, RELU, False,
+                 "backward zeroes the gradient where input > 0 instead of < 0."),
+    FunctionSpec("BROKEN ReLU: mask from grad_output", ReLUMaskFromGradOutput, RELU, False,
+                 "backward masks with grad_output < 0 instead of input < 0."),
+    FunctionSpec("BROKEN Sigmoid: sign error", SigmoidSignError, SIGMOID, False,
                  "backward uses s·(s − 1) instead of s·(1 − s)."),
-    FunctionSpec("BROKEN Tanh: derivative of the input", TanhDerivativeOfInput, torch.tanh, False,
+    FunctionSpec("BROKEN Tanh: derivative of the input", TanhDerivativeOfInput, TANH, False,
                  "backward uses 1 − x² instead of 1 − tanh(x)²."),
-    FunctionSpec("BROKEN Softplus: gradient of exp", SoftplusExpGradient, torch.nn.functional.softplus,
-                 False, "backward returns e^x, the derivative of exp, not sigmoid(x)."),
+    FunctionSpec("BROKEN Softplus: gradient of exp", SoftplusExpGradient, SOFTPLUS, False,
+                 "backward returns e^x, the derivative of exp, not sigmoid(x)."),
 ]
 
 FUNCTIONS: dict[str, FunctionSpec] = {spec.name: spec for spec in _SPECS}

@@ -7,12 +7,14 @@ Convention used everywhere here: ``J[i, j] = d output_i / d input_j`` (rows are 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from .functions import FUNCTIONS, FunctionSpec, ReLUMaskFromGradOutput, ReLUNoChainRule
+from .broken import ReLUMaskFromGradOutput, ReLUNoChainRule
+from .functions import FUNCTIONS, FunctionSpec
 
 MAX_POINTS = 64
 
@@ -51,27 +53,48 @@ def sample_input(spec: FunctionSpec, n: int = 8, seed: int = 0, *, keep_off_kink
     return x
 
 
-def _jacobians(apply, x: torch.Tensor, eps: float) -> tuple[np.ndarray, np.ndarray]:
-    """Analytical Jacobian (one backward per output) and central-difference numerical Jacobian."""
-    xg = x.detach().clone().requires_grad_(True)
-    y = apply(xg).reshape(-1)
-    analytical = torch.zeros(y.numel(), x.numel(), dtype=torch.float64)
+def jacobians(apply, xs: Sequence[torch.Tensor], eps: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
+    """Analytical Jacobian (one backward per output) and central-difference numerical Jacobian, in float64.
+
+    ``apply`` takes the tensors ``xs``; with several inputs their columns sit side by side, ``xs[0]``'s
+    first. Lesson 1's report and lesson 6's judge both draw these.
+    """
+    return _analytical(apply, xs).numpy(), _numerical(apply, xs, eps).numpy()
+
+
+def _analytical(apply, xs: Sequence[torch.Tensor]) -> torch.Tensor:
+    """Row i: the gradients backward returns for a grad_output that is 1 at output i and 0 elsewhere."""
+    leaves = [x.detach().clone().requires_grad_(True) for x in xs]
+    y = apply(*leaves).reshape(-1)
+    analytical = torch.zeros(y.numel(), sum(x.numel() for x in xs), dtype=torch.float64)
     for i in range(y.numel()):
         grad_output = torch.zeros_like(y)
         grad_output[i] = 1.0
-        (row,) = torch.autograd.grad(y, xg, grad_output, retain_graph=True, allow_unused=True)
-        if row is not None:
-            analytical[i] = row.reshape(-1).double()
-    numerical = torch.zeros_like(analytical)
+        rows = torch.autograd.grad(y, leaves, grad_output, retain_graph=True, allow_unused=True)
+        analytical[i] = torch.cat([torch.zeros(x.numel(), dtype=torch.float64) if row is None
+                                   else row.detach().reshape(-1).double() for row, x in zip(rows, xs, strict=True)])
+    return analytical
+
+
+def _numerical(apply, xs: Sequence[torch.Tensor], eps: float) -> torch.Tensor:
+    """Column j: (forward(x + eps at input j) - forward(x - eps at input j)) / (2 eps)."""
+    columns = []
     with torch.no_grad():
-        flat = x.detach().reshape(-1)
-        for j in range(flat.numel()):
-            plus, minus = flat.clone(), flat.clone()
-            plus[j] += eps
-            minus[j] -= eps
-            diff = apply(plus.reshape(x.shape)) - apply(minus.reshape(x.shape))
-            numerical[:, j] = diff.reshape(-1).double() / (2 * eps)
-    return analytical.numpy(), numerical.numpy()
+        for k, x in enumerate(xs):
+            flat = x.detach().reshape(-1)
+            for j in range(flat.numel()):
+                plus, minus = flat.clone(), flat.clone()
+                plus[j] += eps
+                minus[j] -= eps
+                shifted = [_replaced(xs, k, v.reshape(x.shape)) for v in (plus, minus)]
+                diff = apply(*shifted[0]) - apply(*shifted[1])
+                columns.append(diff.reshape(-1).double() / (2 * eps))
+    return torch.stack(columns, dim=1)
+
+
+def _replaced(xs: Sequence[torch.Tensor], k: int, x: torch.Tensor) -> list[torch.Tensor]:
+    """``xs`` with input ``k`` replaced by ``x``."""
+    return [x if i == k else other for i, other in enumerate(xs)]
 
 
 def _run_check(check, apply, inputs, **kwargs) -> bool:
@@ -96,7 +119,7 @@ def gradcheck_report(name: str, x: torch.Tensor | None = None, *, eps: float = 1
     passed = _run_check(torch.autograd.gradcheck, spec.apply, (xg,), eps=eps, atol=atol, rtol=rtol)
     gg = _run_check(torch.autograd.gradgradcheck, spec.apply, (xg,), eps=eps, atol=atol, rtol=rtol) \
         if gradgrad else None
-    analytical, numerical = _jacobians(spec.apply, x, eps)
+    analytical, numerical = jacobians(spec.apply, [x], eps)
     error = np.abs(analytical - numerical)
     worst = np.unravel_index(int(np.argmax(error)), error.shape)
     mismatch = error > atol + rtol * np.abs(numerical)

@@ -16,13 +16,13 @@ from dataclasses import dataclass, replace
 import torch
 from torch import nn
 
+from .data import EXTENT, PLAYGROUND_DATASETS, is_regression, make_playground_data
 from .devices import resolve_device, resolve_dtype
 from .features import DEFAULT_FEATURES, feature_matrix, require_features
 from .footprint import Footprint
 from .functions import FUNCTIONS, activation_names, get_activation
 from .gradcheck import gradcheck_report
 from .gradflow import dead_fractions, weight_grad_norms
-from .playground_data import EXTENT, PLAYGROUND_DATASETS, is_regression, make_playground_data
 from .stopping import checkpoint
 from .validation import require_choice, require_device_name, require_dtype, require_float, require_int
 
@@ -56,7 +56,7 @@ def backward_problem(activation: str) -> str:
 class PlaygroundConfig:
     """Data, model and training settings. Everything but the training settings is fixed per model.
 
-    Data are drawn as TF Playground draws them (``playground_data``): about -6..6, ``noise`` 0 to 0.5.
+    Data are drawn as TF Playground draws them (``data``): about -6..6, ``noise`` 0 to 0.5.
     Regularization, as in TF, acts on the weights, not the biases: ``l2`` adds ``l2 * w`` to each weight's
     gradient and ``l1`` adds ``l1 * sign(w)``.
     """

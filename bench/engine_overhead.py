@@ -19,52 +19,26 @@ import time
 from pathlib import Path
 
 import torch
-from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from autodiff_core import LogisticConfig, TwoLayerConfig, train_logistic, train_two_layer  # noqa: E402
-from autodiff_core.functions import MyReLU  # noqa: E402
-from autodiff_core.logistic import make_data_and_model  # noqa: E402
-from autodiff_core.two_layer import make_problem  # noqa: E402
+from autodiff_core.reference import tutorial_logistic, tutorial_two_layer  # noqa: E402
 
 
-def bare_two_layer(config: TwoLayerConfig) -> float:
-    """The tutorial's loop as written: prints (here: reads) the loss every 100 steps."""
-    x, y, w1, w2 = make_problem(config)
-    relu, lr, last = MyReLU.apply, config.learning_rate, 0.0
-    for t in range(config.steps):
-        y_pred = relu(x.mm(w1)).mm(w2)
-        loss = (y_pred - y).pow(2).sum()
+def bare_two_layer(steps: int) -> float:
+    """The tutorial's loop as written (autodiff_core/reference.py): prints (here: reads) the loss every 100 steps."""
+    last = 0.0
+    for t, (loss, _, _) in enumerate(tutorial_two_layer(steps)):
         if t % 100 == 99:
             last = loss.item()
-        loss.backward()
-        with torch.no_grad():
-            w1 -= lr * w1.grad
-            w2 -= lr * w2.grad
-            w1.grad.zero_()
-            w2.grad.zero_()
     return last
 
 
-def bare_logistic(config: LogisticConfig) -> float:
-    """The tutorial's loop (zero_grad added): reads accuracy and weights every 20 iterations."""
-    train_x, train_y, model = make_data_and_model(config)
-    loss_fn = nn.BCELoss()
-    optimizer = torch.optim.SGD(model.parameters(), lr=config.learning_rate, momentum=config.momentum)
-    acc = 0.0
-    for iteration in range(config.max_iterations):
-        y_pred = model(train_x)
-        loss = loss_fn(y_pred.squeeze(), train_y)
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad()
-        if iteration % 20 == 0:
-            acc = (y_pred.ge(0.5).float().squeeze() == train_y).sum().item() / train_y.size(0)
-            w0, w1 = model.features.weight[0]
-            _ = float(w0.item()), float(w1.item()), float(model.features.bias[0].item()), loss.item()
-            if acc > config.stop_accuracy:
-                break
-    return acc
+def bare_logistic(stop_accuracy: float) -> float:
+    """The tutorial's loop (zero_grad added, autodiff_core/reference.py): reads accuracy and weights every 20
+    iterations, and stops above ``stop_accuracy``."""
+    rows = list(tutorial_logistic(stop_accuracy=stop_accuracy))
+    return rows[-1][2]  # the last accuracy read
 
 
 def timed(fn) -> float:
@@ -100,11 +74,11 @@ def main() -> None:
     log_full = LogisticConfig(record_every=1, stop_accuracy=1.0)
     log_default = LogisticConfig()
     print(f"torch {torch.__version__}, 1 thread, {args.rounds} alternating rounds, medians\n")
-    compare("two-layer, 500 steps, snapshot every step", lambda: bare_two_layer(two),
+    compare("two-layer, 500 steps, snapshot every step", lambda: bare_two_layer(two.steps),
             lambda: list(train_two_layer(two)), args.rounds)
-    compare("logistic, 1000 iters, snapshot every step", lambda: bare_logistic(log_full),
+    compare("logistic, 1000 iters, snapshot every step", lambda: bare_logistic(log_full.stop_accuracy),
             lambda: list(train_logistic(log_full)), args.rounds)
-    compare("logistic, tutorial defaults (every 20, stops)", lambda: bare_logistic(log_default),
+    compare("logistic, tutorial defaults (every 20, stops)", lambda: bare_logistic(log_default.stop_accuracy),
             lambda: list(train_logistic(log_default)), args.rounds)
 
 

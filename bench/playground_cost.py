@@ -26,7 +26,8 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from autodiff_core.functions import get_activation  # noqa: E402
 from autodiff_core.playground import Playground, PlaygroundConfig  # noqa: E402
-from autodiff_core.two_layer import TwoLayerConfig, make_problem, train_two_layer  # noqa: E402
+from autodiff_core.reference import tutorial_two_layer  # noqa: E402
+from autodiff_core.two_layer import TwoLayerConfig, train_two_layer  # noqa: E402
 
 F = nn.functional
 
@@ -72,20 +73,9 @@ def engine_playground(config: PlaygroundConfig, steps: int):
 
 
 def hand_two_layer(config: TwoLayerConfig):
-    """The tutorial's loop, reading the loss and the four norms every step."""
-    x, y, w1, w2 = make_problem(config)
-    act, lr = get_activation(config.activation), config.learning_rate
-    for _ in range(config.steps):
-        y_pred = act(x.mm(w1)).mm(w2)
-        loss = (y_pred - y).pow(2).sum()
-        loss.backward()
-        numbers = [loss.item(), w1.norm().item(), w2.norm().item(), w1.grad.norm().item(), w2.grad.norm().item()]
-        with torch.no_grad():
-            w1 -= lr * w1.grad
-            w2 -= lr * w2.grad
-            w1.grad.zero_()
-            w2.grad.zero_()
-        yield numbers
+    """The tutorial's loop (autodiff_core/reference.py), reading the loss and the four norms every step."""
+    for loss, w1, w2 in tutorial_two_layer(config.steps, get_activation(config.activation)):
+        yield [loss.item(), w1.norm().item(), w2.norm().item(), w1.grad.norm().item(), w2.grad.norm().item()]
 
 
 def same_numbers(name: str, hand, engine, numbers) -> None:

@@ -4,6 +4,7 @@ Playground's way, with its gradient flow beside and the run as a PyTorch script.
 import numpy as np
 import streamlit as st
 
+from autodiff_core.data import PLAYGROUND_DATASETS, is_regression, label_noise_note
 from autodiff_core.diagram import GRID, MAX_WIDTH, drawable, network_state
 from autodiff_core.features import ordered
 from autodiff_core.figures.gradflow import discretized, gradient_flow_figure, gradient_flow_live
@@ -12,7 +13,6 @@ from autodiff_core.figures.playground import LIVE_WINDOW, playground_live_payloa
 from autodiff_core.figures.theme import PRESENT_FONT, present_layout
 from autodiff_core.graph import to_dot
 from autodiff_core.playground import MAX_DEPTH, PlaygroundConfig, backward_problem
-from autodiff_core.playground_data import PLAYGROUND_DATASETS, is_regression, label_noise_note
 from autodiff_core.script_export import export_script, exportable
 from autodiff_core.slow_step import UNITS, forward_backward_table, function_table, update_table
 from studio import classroom, presenter

@@ -20,13 +20,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from autodiff_core import FUNCTIONS, LogisticConfig, LogisticSnapshot, TwoLayerConfig, TwoLayerSnapshot, runs_io
+from autodiff_core.data import PLAYGROUND_DATASETS
 from autodiff_core.features import DEFAULT_FEATURES, FEATURES
 from autodiff_core.figures import classroom as run_figures
 from autodiff_core.figures.classroom import RunFigures
 from autodiff_core.functions import activation_names
 from autodiff_core.grading.challenges import CHALLENGES
 from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, PlaygroundConfig, PlaygroundSnapshot
-from autodiff_core.playground_data import PLAYGROUND_DATASETS
 
 from .links import Legacy, Setting
 from .student_functions import ActivationSetting  # a lesson 6 Function travels in links as code

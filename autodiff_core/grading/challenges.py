@@ -10,15 +10,30 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
-import torch.nn.functional as F
+
+from ..maths import (
+    ABS,
+    CLAMP,
+    CUBE,
+    GELU_TANH,
+    LEAKY_RELU,
+    MULTIPLY,
+    RELU,
+    SIGMOID,
+    SILU,
+    SOFTPLUS,
+    TANH,
+    MathFunction,
+)
 
 KEY = re.compile(r"^[a-z0-9_]{1,24}$")
 
 
 @dataclass(frozen=True)
 class Challenge:
-    """One exercise. ``reference`` is the built-in the forward must match; ``kinks`` are the points
-    where the function has no single slope (the checker keeps its points away and shows them apart)."""
+    """One exercise. ``maths`` is the function to write: ``reference`` is the built-in the forward must
+    match; ``kinks`` are the points where the function has no single slope (the checker keeps its points
+    away and shows them apart)."""
 
     key: str  # URL-safe id, used in ?solved=
     title: str
@@ -27,11 +42,27 @@ class Challenge:
     skeleton: str
     solution: str
     hint: str
-    reference: Callable[..., torch.Tensor]
-    reference_name: str
-    n_inputs: int = 1
-    kinks: tuple[float, ...] = ()
-    domain: tuple[float, float] = (-3.0, 3.0)
+    maths: MathFunction
+
+    @property
+    def reference(self) -> Callable[..., torch.Tensor]:
+        return self.maths.reference
+
+    @property
+    def reference_name(self) -> str:
+        return self.maths.reference_name
+
+    @property
+    def n_inputs(self) -> int:
+        return self.maths.n_inputs
+
+    @property
+    def kinks(self) -> tuple[float, ...]:
+        return self.maths.kinks
+
+    @property
+    def domain(self) -> tuple[float, float]:
+        return self.maths.domain
 
 
 def _skeleton(name: str, forward: str = "...", backward: str = "...", params: str = "input") -> str:
@@ -69,7 +100,7 @@ _CHALLENGES = [
                   f"{GET_INPUT}\ngrad_input = grad_output.clone()\ngrad_input[input < 0] = 0\nreturn grad_input"),
         "The slope is 1 where input > 0 and 0 where input < 0. Clone grad_output, then zero it where input < 0: "
         "`grad_input[input < 0] = 0`.",
-        torch.relu, "torch.relu", kinks=(0.0,)),
+        RELU),
     Challenge(
         "leaky_relu", "LeakyReLU", "leaky_relu(x) = x if x ≥ 0, else 0.01·x",
         "Like ReLU, but negative inputs keep a small slope of 0.01.",
@@ -77,7 +108,7 @@ _CHALLENGES = [
         _solution("MyLeakyReLU", f"{SAVE_INPUT}\nreturn torch.where(input >= 0, input, 0.01 * input)",
                   f"{GET_INPUT}\nreturn grad_output * torch.where(input >= 0, 1.0, 0.01)"),
         "The slope is 1 for input ≥ 0 and 0.01 below: `torch.where(input >= 0, 1.0, 0.01)`, times grad_output.",
-        lambda x: F.leaky_relu(x, 0.01), "F.leaky_relu(x, 0.01)", kinks=(0.0,)),
+        LEAKY_RELU),
     Challenge(
         "sigmoid", "Sigmoid (save the output)", "σ(x) = 1 / (1 + e^(−x)),  σ'(x) = σ(x)·(1 − σ(x))",
         "Save the *output* s, not the input: the slope needs only s.",
@@ -86,7 +117,7 @@ _CHALLENGES = [
                   "(s,) = ctx.saved_tensors\nreturn grad_output * s * (1 - s)"),
         "In forward: `s = torch.sigmoid(input)`, then `ctx.save_for_backward(s)`. In backward: "
         "`grad_output * s * (1 - s)`.",
-        torch.sigmoid, "torch.sigmoid"),
+        SIGMOID),
     Challenge(
         "tanh", "Tanh", "tanh'(x) = 1 − tanh(x)²",
         "Save the output t = tanh(input); the slope is 1 − t².",
@@ -94,7 +125,7 @@ _CHALLENGES = [
         _solution("MyTanh", "t = torch.tanh(input)\nctx.save_for_backward(t)\nreturn t",
                   "(t,) = ctx.saved_tensors\nreturn grad_output * (1 - t * t)"),
         "1 − t² uses the *output* t. Writing 1 − input² is the derivative of another function.",
-        torch.tanh, "torch.tanh"),
+        TANH),
     Challenge(
         "softplus", "Softplus", "softplus(x) = log(1 + eˣ),  softplus'(x) = σ(x)",
         "A smooth ReLU. Its slope is the sigmoid of the input.",
@@ -102,7 +133,7 @@ _CHALLENGES = [
         _solution("MySoftplus", f"{SAVE_INPUT}\nreturn torch.log(1 + torch.exp(input))",
                   f"{GET_INPUT}\nreturn grad_output * torch.sigmoid(input)"),
         "Forward: `torch.log(1 + torch.exp(input))`. Backward: `grad_output * torch.sigmoid(input)`.",
-        F.softplus, "F.softplus"),
+        SOFTPLUS),
     Challenge(
         "silu", "SiLU / Swish", "silu(x) = x·σ(x),  silu'(x) = σ(x) + x·σ(x)·(1 − σ(x))",
         "x times its own sigmoid. Use the product rule.",
@@ -110,7 +141,7 @@ _CHALLENGES = [
         _solution("MySiLU", f"{SAVE_INPUT}\nreturn input * torch.sigmoid(input)",
                   f"{GET_INPUT}\ns = torch.sigmoid(input)\nreturn grad_output * (s + input * s * (1 - s))"),
         "Product rule: d/dx [x·σ(x)] = σ(x) + x·σ'(x), and σ'(x) = σ(x)(1 − σ(x)).",
-        F.silu, "F.silu"),
+        SILU),
     Challenge(
         "gelu", "GELU (tanh form)", "gelu(x) ≈ ½·x·(1 + tanh(u)),  u = √(2/π)·(x + 0.044715·x³)",
         "The forward is given. Write backward: product rule plus chain rule through tanh.",
@@ -120,21 +151,21 @@ _CHALLENGES = [
                   f"du = {GELU_C!r} * (1 + 3 * 0.044715 * input ** 2)\n"
                   "return grad_output * (0.5 * (1 + t) + 0.5 * input * (1 - t * t) * du)"),
         "With t = tanh(u): d/dx = ½(1 + t) + ½·x·(1 − t²)·du/dx, and du/dx = √(2/π)·(1 + 3·0.044715·x²).",
-        lambda x: F.gelu(x, approximate="tanh"), "F.gelu(x, approximate='tanh')"),
+        GELU_TANH),
     Challenge(
         "cube", "x³", "f(x) = x³,  f'(x) = 3x²",
         "A polynomial: no kinks, no saved output tricks.",
         _skeleton("MyCube"),
         _solution("MyCube", f"{SAVE_INPUT}\nreturn input ** 3", f"{GET_INPUT}\nreturn grad_output * 3 * input ** 2"),
         "Save the input; the slope is 3·input².",
-        lambda x: torch.pow(x, 3), "torch.pow(x, 3)", domain=(-2.0, 2.0)),
+        CUBE),
     Challenge(
         "abs", "|x| (a kink)", "|x|: slope −1 left of 0, +1 right of it",
         "A kink at 0: gradcheck checks points away from it; the kink is shown apart.",
         _skeleton("MyAbs"),
         _solution("MyAbs", f"{SAVE_INPUT}\nreturn input.abs()", f"{GET_INPUT}\nreturn grad_output * torch.sign(input)"),
         "The slope is the sign of the input: `torch.sign(input)`.",
-        torch.abs, "torch.abs", kinks=(0.0,)),
+        ABS),
     Challenge(
         "clamp", "clamp(−1, 1) (two kinks)", "clamp(x, −1, 1): slope 1 inside (−1, 1), 0 outside",
         "Two kinks, at −1 and 1.",
@@ -143,7 +174,7 @@ _CHALLENGES = [
                   f"{GET_INPUT}\ngrad_input = grad_output.clone()\ngrad_input[(input < -1) | (input > 1)] = 0\n"
                   "return grad_input"),
         "Let the gradient through inside (−1, 1) and zero it outside: `grad_input[(input < -1) | (input > 1)] = 0`.",
-        lambda x: torch.clamp(x, -1, 1), "torch.clamp(x, -1, 1)", kinks=(-1.0, 1.0)),
+        CLAMP),
     Challenge(
         "multiply", "a · b (two inputs)", "f(a, b) = a·b,  ∂f/∂a = b,  ∂f/∂b = a",
         "Two inputs, two gradients: return one per input. When an input needs no gradient "
@@ -155,7 +186,7 @@ _CHALLENGES = [
                   "return grad_a, grad_b", params="a, b"),
         "Each input's gradient is grad_output times the *other* input. Guard each with "
         "`if ctx.needs_input_grad[0]:` and return `grad_a, grad_b` (None where not needed).",
-        torch.mul, "torch.mul", n_inputs=2),
+        MULTIPLY),
 ]
 
 CHALLENGES: dict[str, Challenge] = {c.key: c for c in _CHALLENGES}

@@ -1,7 +1,8 @@
 """Judge a student's Function against a challenge: gradcheck, both Jacobians, the forward against the
 built-in, the kinks apart, and the verdict in words. Runs inside the sandbox (``sandbox.py``).
 
-Convention: ``J[i, j] = d output_i / d input_j`` (rows are outputs), as in ``gradcheck.py``.
+Convention: ``J[i, j] = d output_i / d input_j`` (rows are outputs); both Jacobians come from
+``gradcheck.jacobians``. Why a failing backward fails, in words, is ``diagnosis.py``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import numpy as np
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from ..gradcheck import jacobians
 from .challenges import CHALLENGES, Challenge
+from .diagnosis import backward_of, diagnose, reference_slope, varied_grad_output
 from .sandbox import Busy, Sandbox, SandboxError, shared_sandbox
 from .validator import Refused, explain_error, load, validate
 
@@ -98,10 +101,10 @@ def run_checks(fn, c: Challenge) -> Verdict:
         warnings.simplefilter("ignore")
         passed = torch.autograd.gradcheck(fn.apply, tuple(x.clone().requires_grad_() for x in xs), eps=EPS, atol=ATOL,
                                           rtol=RTOL, raise_exception=False)
-    analytical, numerical = _jacobians(fn.apply, xs)
+    analytical, numerical = jacobians(fn.apply, xs, EPS)
     mismatch = np.abs(analytical - numerical) > ATOL + RTOL * np.abs(numerical)
     forward_ok, forward_note = _compare_forward(fn, c, xs)
-    reasons = [] if passed else _diagnose(fn, c, xs)
+    reasons = [] if passed else diagnose(fn, c, xs)
     notes = [*([] if forward_ok else [forward_note]), *_needs_input_grad(fn, c, xs), *_in_place_note(fn, c, xs)]
     ok = bool(passed) and forward_ok and not (c.n_inputs > 1 and notes)
     training, cost = training_checks(fn, c) if ok and c.n_inputs == 1 else ([], None)
@@ -207,30 +210,6 @@ class _Allocations(TorchDispatchMode):
         self.live -= size
 
 
-def _jacobians(apply, xs: list[torch.Tensor]) -> tuple[np.ndarray, np.ndarray]:
-    """Analytical (one backward per output) and central-difference Jacobians, inputs side by side."""
-    leaves = [x.clone().requires_grad_() for x in xs]
-    y = apply(*leaves).reshape(-1)
-    rows = []
-    for i in range(y.numel()):
-        onehot = torch.zeros_like(y)
-        onehot[i] = 1.0
-        grads = torch.autograd.grad(y, leaves, onehot, retain_graph=True, allow_unused=True)
-        rows.append(torch.cat([torch.zeros_like(x) if g is None else g.reshape(-1) for g, x in zip(grads, xs,
-                                                                                                strict=True)]))
-    analytical = torch.stack(rows).detach().numpy()
-    cols = []
-    with torch.no_grad():
-        for k, x in enumerate(xs):
-            for j in range(x.numel()):
-                plus, minus = [list(xs) for _ in range(2)]
-                plus[k], minus[k] = x.clone(), x.clone()
-                plus[k][j] += EPS
-                minus[k][j] -= EPS
-                cols.append(((apply(*plus) - apply(*minus)) / (2 * EPS)).reshape(-1))
-    return analytical, torch.stack(cols, dim=1).numpy()
-
-
 def _compare_forward(fn, c: Challenge, xs) -> tuple[bool, str]:
     with torch.no_grad():
         yours, ref = fn.apply(*xs), c.reference(*xs)
@@ -242,112 +221,6 @@ def _compare_forward(fn, c: Challenge, xs) -> tuple[bool, str]:
     j = int((yours - ref).abs().argmax())
     return False, (f"Your forward differs from {c.reference_name}: at input {xs[0][j].item():.3g} it gives "
                    f"{yours[j].item():.4g}, {c.reference_name} gives {ref[j].item():.4g}.")
-
-
-def _backward(fn, xs, grad_output) -> tuple:
-    leaves = [x.clone().requires_grad_() for x in xs]
-    y = fn.apply(*leaves)
-    return torch.autograd.grad(y, leaves, grad_output, allow_unused=True)
-
-
-def _grad_output(n: int) -> torch.Tensor:
-    """A grad_output that is not all ones, so forgetting it shows: 0.5, -1.5, 2.0, ... ."""
-    return torch.tensor([(0.5, -1.5, 2.0, 0.75)[i % 4] for i in range(n)], dtype=torch.float64)
-
-
-def _slope(c: Challenge, xs) -> list[torch.Tensor]:
-    """The right answer: the reference op's own derivative, from PyTorch's autograd."""
-    leaves = [x.clone().requires_grad_() for x in xs]
-    y = c.reference(*leaves)
-    return [d.reshape(-1) for d in torch.autograd.grad(y, leaves, torch.ones_like(y))]
-
-
-def _same(a, b) -> bool:
-    return a is not None and a.shape == b.shape and torch.allclose(a, b, rtol=1e-3, atol=1e-5)
-
-
-WRONG = "The derivative of the wrong function: your backward computes grad_output · "
-WRONG_FUNCTIONS = {  # what students compute by mistake -> the message that names it
-    WRONG + "(1 − input²), tanh's formula applied to the input instead of the saved output.": lambda x: 1 - x * x,
-    WRONG + "e^input, the derivative of exp.": torch.exp,
-    WRONG + "σ(input)·(1 − σ(input)), the sigmoid's slope.": lambda x: torch.sigmoid(x) * (1 - torch.sigmoid(x)),
-    WRONG + "input·(1 − input), the sigmoid's formula applied to the input instead of the saved output.":
-        lambda x: x * (1 - x),
-    WRONG + "(1 − tanh(input)²), tanh's slope.": lambda x: 1 - torch.tanh(x) ** 2,
-    WRONG + "σ(input), softplus's slope.": torch.sigmoid,
-    WRONG + "(input > 0), ReLU's slope.": lambda x: (x > 0).double(),
-    WRONG + "sign(input), the slope of |x|.": torch.sign,
-    WRONG + "2·input, the slope of x².": lambda x: 2 * x,
-    WRONG + "input², the slope of x³/3: the 3 is missing.": lambda x: x * x,
-    "The comparison is flipped: your backward lets the gradient through where input < 0 and blocks it where "
-    "input > 0.": lambda x: (x < 0).double(),
-}
-
-
-def _diagnose(fn, c: Challenge, xs) -> list[str]:
-    """Why gradcheck failed, in words: compare the backward with the usual mistakes."""
-    g = _grad_output(xs[0].numel())
-    grads = _backward(fn, xs, g)
-    right = [g * d for d in _slope(c, xs)]
-    if c.n_inputs > 1:
-        return _diagnose_many(c, xs, g, grads, right)
-    yours, d, x = grads[0], _slope(c, xs)[0], xs[0]
-    if yours is None:
-        return ["Your backward returned None: it must return the gradient for the input."]
-    if yours.shape != x.shape:
-        return [f"Your backward returns shape {tuple(yours.shape)}; the input has shape {tuple(x.shape)}."]
-    if _same(yours, d):
-        return ["Your backward forgot grad_output: it returns the slope f'(input), but autograd needs "
-                "grad_output · f'(input) (the chain rule)."]
-    if _same(yours, g):
-        return ["Your backward returns grad_output unchanged: multiply it by the slope of your function."]
-    if _same(yours, -right[0]):
-        return ["Wrong sign: your backward returns minus the right gradient."]
-    found = [_regional(yours, right[0], x, side, name) for side, name in ((x < 0, "input < 0"), (x > 0, "input > 0"))]
-    found = [f for f in found if f]
-    if found and len(found) < 2:
-        return found
-    for message, slope in WRONG_FUNCTIONS.items():
-        if _same(yours, g * slope(x)):
-            return [message]
-    bad = int((yours - right[0]).abs().argmax())
-    return [f"Your backward does not compute the slope of this function. At input {x[bad].item():.3g} with "
-            f"grad_output {g[bad].item():.3g} it returns {yours[bad].item():.4g}; the right value is "
-            f"{right[0][bad].item():.4g}. Compare the two heatmaps below."]
-
-
-def _regional(yours, right, x, where, name) -> str:
-    """A message when the backward is right everywhere except on one side of 0."""
-    other = ~where
-    if not where.any() or not _same(yours[other], right[other]) or _same(yours[where], right[where]):
-        return ""
-    if _same(yours[where], -right[where]):
-        return f"Wrong sign where {name}: there your gradient is minus the right one."
-    if _same(yours[where], torch.zeros_like(right[where])):
-        return f"Your backward returns 0 where {name}, but the slope there is not 0."
-    return f"Your backward is right except where {name}: check the slope on that side."
-
-
-def _diagnose_many(c, xs, g, grads, right) -> list[str]:
-    names = ["a", "b", "c"]
-    if len(grads) == 2 and _same(grads[0], right[1]) and _same(grads[1], right[0]):
-        return ["The two gradients are swapped: return them in the order of forward's inputs, a's first."]
-    out = []
-    for k, (yours, want) in enumerate(zip(grads, right, strict=True)):
-        n = names[k]
-        if yours is None:
-            out.append(f"Your backward returned None for {n}, but {n} needs a gradient here.")
-        elif _same(yours, want):
-            continue
-        elif _same(yours, want / g):
-            out.append(f"The gradient for {n} forgot grad_output: multiply it in (the chain rule).")
-        elif _same(yours, g * xs[k]):
-            out.append(f"The gradient for {n} uses {n} itself; ∂(a·b)/∂{n} is the *other* input.")
-        elif any(_same(yours, r) for r in right):
-            out.append(f"The gradient for {n} is the one that belongs to another input: are they swapped?")
-        else:
-            out.append(f"The gradient for {n} is wrong.")
-    return out or ["Your backward does not match the slope of your forward."]
 
 
 def _needs_input_grad(fn, c: Challenge, xs) -> list[str]:
@@ -376,9 +249,9 @@ def _needs_input_grad(fn, c: Challenge, xs) -> list[str]:
 
 
 def _in_place_note(fn, c: Challenge, xs) -> list[str]:
-    g = _grad_output(xs[0].numel())
+    g = varied_grad_output(xs[0].numel())
     kept = g.clone()
-    _backward(fn, xs, g)
+    backward_of(fn, xs, g)
     if not torch.equal(g, kept):
         return ["Your backward changed grad_output in place. Autograd may still need it: `.clone()` it first."]
     return []
@@ -392,8 +265,8 @@ def _kinks(fn, c: Challenge) -> list[Kink]:
         with torch.no_grad():
             left = ((fn.apply(x) - fn.apply(x - h)) / h).item()
             right = ((fn.apply(x + h) - fn.apply(x)) / h).item()
-        (g,) = _backward(fn, [x], torch.ones(1, dtype=torch.float64))
-        (t,) = _slope(c, [x])
+        (g,) = backward_of(fn, [x], torch.ones(1, dtype=torch.float64))
+        (t,) = reference_slope(c, [x])
         out.append(Kink(k, left, right, None if g is None else g.item(), t.item()))
     return out
 
@@ -407,8 +280,8 @@ def _curve(fn, c: Challenge) -> dict:
     x = torch.linspace(lo, hi, 121, dtype=torch.float64)
     with torch.no_grad():
         yours, ref = fn.apply(x), c.reference(x)
-    (slope,) = _backward(fn, [x], torch.full_like(x, CURVE_GRAD_OUTPUT))
-    ref_slope = CURVE_GRAD_OUTPUT * _slope(c, [x])[0]
+    (slope,) = backward_of(fn, [x], torch.full_like(x, CURVE_GRAD_OUTPUT))
+    ref_slope = CURVE_GRAD_OUTPUT * reference_slope(c, [x])[0]
     if not isinstance(yours, torch.Tensor) or yours.shape != x.shape or slope is None or slope.shape != x.shape:
         return {}
     return {"x": x.numpy(), "yours": yours.numpy(), "reference": ref.numpy(), "slope": slope.detach().numpy(),

@@ -1,4 +1,4 @@
-"""Datasets and the playground trainer: determinism, learnability, Step/Reset, extremes."""
+"""The playground trainer: learnability, Step/Reset, extremes (its datasets: tests/test_data.py)."""
 
 import json
 import re
@@ -6,32 +6,10 @@ import re
 import pytest
 import torch
 
-from autodiff_core.data import DATASETS, make_dataset
 from autodiff_core.figures.playground import playground_live_payload, playground_replay_figure, step_axis
 from autodiff_core.figures.theme import FONT_SIZE
 from autodiff_core.functions import FUNCTIONS
 from autodiff_core.playground import MLP, OPTIMIZERS, Playground, PlaygroundConfig, backward_problem
-
-
-@pytest.mark.parametrize("name", list(DATASETS))
-def test_datasets_are_decided_by_their_seed(name):
-    x1, y1 = make_dataset(name, 50, 0.1, seed=3)
-    x2, y2 = make_dataset(name, 50, 0.1, seed=3)
-    x3, _ = make_dataset(name, 50, 0.1, seed=4)
-    assert torch.equal(x1, x2) and torch.equal(y1, y2) and not torch.equal(x1, x3)
-    assert x1.shape == (100, 2) and y1.tolist() == [0.0] * 50 + [1.0] * 50
-
-
-def test_datasets_leave_the_global_rng_alone():
-    state = torch.get_rng_state()
-    for name in DATASETS:
-        make_dataset(name, 20, 0.2, seed=1)
-    assert torch.equal(state, torch.get_rng_state())
-
-
-def test_xor_labels_follow_the_quadrants_without_noise():
-    x, y = make_dataset("XOR", 200, 0.0, seed=0)
-    assert torch.equal((x[:, 0] * x[:, 1] < 0).float(), y)
 
 
 @pytest.mark.parametrize(("name", "target"), [("XOR", 0.9), ("Circles", 0.85), ("Two moons", 0.95)])

@@ -5,8 +5,8 @@ happened to flip 5 of its 140 training labels and none of its 60 test labels).""
 import pytest
 import torch
 
+from autodiff_core.data import PLAYGROUND_DATASETS, flipped_labels, label_noise_note, make_playground_data
 from autodiff_core.playground import Playground, PlaygroundConfig
-from autodiff_core.playground_data import PLAYGROUND_DATASETS, flipped_labels, label_noise_note, make_playground_data
 
 
 @pytest.mark.parametrize("name", ["Circles", "XOR"])

@@ -6,10 +6,10 @@ import math
 import pytest
 import torch
 
+from autodiff_core.data import EXTENT, PLAYGROUND_DATASETS, is_regression, make_playground_data
 from autodiff_core.features import FEATURE_SOURCE, FEATURES, feature_matrix, ordered
 from autodiff_core.gradflow import dead_fractions, weight_grad_norms
 from autodiff_core.playground import Playground, PlaygroundConfig
-from autodiff_core.playground_data import EXTENT, PLAYGROUND_DATASETS, is_regression, make_playground_data
 
 # TF Playground's defaults: 500 points, half for training, no noise, tanh, learning rate 0.03, batch 10.
 TF = dict(n_per_class=250, noise=0.0, test_fraction=0.5, activation="Tanh", optimizer="SGD (by hand)",

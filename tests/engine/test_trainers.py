@@ -1,4 +1,4 @@
-"""Both trainers against the tutorial's own loops, written out plainly here."""
+"""Both trainers against the tutorial's own loops (autodiff_core/reference.py, the tutorial verbatim)."""
 
 import subprocess
 import sys
@@ -6,7 +6,6 @@ import threading
 
 import pytest
 import torch
-from torch import nn
 
 from autodiff_core import (
     DeviceUnavailableError,
@@ -20,70 +19,12 @@ from autodiff_core import (
 )
 from autodiff_core.functions import MyReLU
 from autodiff_core.logistic import boundary_y, logistic_data, make_data_and_model
+from autodiff_core.reference import tutorial_logistic, tutorial_two_layer
 
 
 def tutorial_two_layer_losses(steps=500, relu=MyReLU.apply):
-    """The tutorial's loop, on CPU, float32."""
-    dtype, device = torch.float, torch.device("cpu")
-    generator = torch.Generator(device).manual_seed(42)
-    N, D_in, H, D_out = 64, 1000, 100, 10
-    x = torch.randn(N, D_in, device=device, dtype=dtype, generator=generator)
-    y = torch.randn(N, D_out, device=device, dtype=dtype, generator=generator)
-    w1 = torch.randn(D_in, H, device=device, dtype=dtype, requires_grad=True, generator=generator)
-    w2 = torch.randn(H, D_out, device=device, dtype=dtype, requires_grad=True, generator=generator)
-    learning_rate, losses = 1e-6, []
-    for _ in range(steps):
-        y_pred = relu(x.mm(w1)).mm(w2)
-        loss = (y_pred - y).pow(2).sum()
-        losses.append(loss.item())
-        loss.backward()
-        with torch.no_grad():
-            w1 -= learning_rate * w1.grad
-            w2 -= learning_rate * w2.grad
-            w1.grad.zero_()
-            w2.grad.zero_()
-    return losses
-
-
-def tutorial_logistic(zero_grad=True):
-    """The tutorial's loop with optimizer.zero_grad() added; returns the drawn rows."""
-    torch.manual_seed(10)
-    n_data = torch.ones(100, 2)
-    x0 = torch.normal(1.7 * n_data, 1) + 1
-    y0 = torch.zeros(100)
-    x1 = torch.normal(-1.7 * n_data, 1) + 1
-    y1 = torch.ones(100)
-    train_x, train_y = torch.cat((x0, x1), 0), torch.cat((y0, y1), 0)
-
-    class LR(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.features = nn.Linear(2, 1)
-            self.sigmoid = nn.Sigmoid()
-
-        def forward(self, x):
-            return self.sigmoid(self.features(x))
-
-    lr_net = LR()
-    loss_fn = nn.BCELoss()
-    optimizer = torch.optim.SGD(lr_net.parameters(), lr=0.01, momentum=0.9)
-    rows = []
-    for iteration in range(1000):
-        y_pred = lr_net(train_x)
-        loss = loss_fn(y_pred.squeeze(), train_y)
-        loss.backward()
-        optimizer.step()
-        if zero_grad:
-            optimizer.zero_grad()
-        if iteration % 20 == 0:
-            mask = y_pred.ge(0.5).float().squeeze()
-            acc = (mask == train_y).sum().item() / train_y.size(0)
-            w0, w1 = lr_net.features.weight[0]
-            rows.append((iteration, loss.item(), acc, float(w0.item()), float(w1.item()),
-                         float(lr_net.features.bias[0].item())))
-            if acc > 0.99:
-                break
-    return rows
+    """The tutorial's loop (``autodiff_core.reference``), on CPU, float32: its loss at every step."""
+    return [loss.item() for loss, _, _ in tutorial_two_layer(steps, relu)]
 
 
 def test_two_layer_losses_equal_the_tutorial_step_for_step():
@@ -128,12 +69,7 @@ def test_float32_differs_from_torch_relu_only_through_an_exact_zero():
 
 def test_two_layer_norms_match_a_direct_computation():
     first = next(train_two_layer(TwoLayerConfig()))
-    g = torch.Generator().manual_seed(42)
-    x, y = torch.randn(64, 1000, generator=g), torch.randn(64, 10, generator=g)
-    w1 = torch.randn(1000, 100, generator=g, requires_grad=True)
-    w2 = torch.randn(100, 10, generator=g, requires_grad=True)
-    loss = (torch.relu(x.mm(w1)).mm(w2) - y).pow(2).sum()
-    loss.backward()
+    _, w1, w2 = next(tutorial_two_layer(relu=torch.relu))  # after the first backward, before the update
     assert first.w1_norm == pytest.approx(w1.norm().item())
     assert first.grad_w2_norm == pytest.approx(w2.grad.norm().item())
 
@@ -149,7 +85,7 @@ def test_float64_trains_too():
 
 
 def test_logistic_stops_where_the_tutorial_stops():
-    expected = tutorial_logistic()
+    expected = list(tutorial_logistic())
     snaps = list(train_logistic(LogisticConfig()))
     got = [(s.iteration, s.loss, s.accuracy, s.w0, s.w1, s.b) for s in snaps]
     assert got == expected
@@ -158,7 +94,7 @@ def test_logistic_stops_where_the_tutorial_stops():
 
 
 def test_forgotten_zero_grad_reproduces_the_tutorial_and_grows_the_weights():
-    expected = tutorial_logistic(zero_grad=False)
+    expected = list(tutorial_logistic(zero_grad=False))
     forgot = list(train_logistic(LogisticConfig(zero_grad=False)))
     assert [(s.iteration, s.loss, s.w0, s.w1, s.b) for s in forgot] == [(r[0], r[1], r[3], r[4], r[5])
                                                                          for r in expected]

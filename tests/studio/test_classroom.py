@@ -10,6 +10,7 @@ import math
 import pytest
 
 from autodiff_core import LogisticConfig, TwoLayerConfig, train_logistic, train_two_layer
+from autodiff_core.data import PLAYGROUND_DATASETS, is_regression
 from autodiff_core.figures.classroom import (
     LOGISTIC,
     PLAYGROUND,
@@ -21,7 +22,6 @@ from autodiff_core.figures.classroom import (
 )
 from autodiff_core.figures.theme import CLASS_COLORS, OKABE_ITO, present_layout, recolor
 from autodiff_core.playground import Playground, PlaygroundConfig
-from autodiff_core.playground_data import PLAYGROUND_DATASETS, is_regression
 from autodiff_core.runs_io import from_json, run_record, to_csv, to_json
 from studio import lessons
 from studio.lessons import PRESETS, SETTINGS
