@@ -9,13 +9,13 @@ from torch import nn
 
 from autodiff_core import LogisticConfig, train_logistic
 from autodiff_core.logistic import SATURATED, logistic_data, suggested_learning_rate
-from tests.engine.test_trainers import tutorial_logistic
+from autodiff_core.reference import tutorial_logistic
 
 
 @pytest.mark.parametrize("record_every", [1, 20, 100])
 def test_the_stop_check_follows_the_tutorial_whatever_is_drawn(record_every):
     """The tutorial checks the accuracy every 20 iterations; drawing more or less often changes nothing."""
-    expected = tutorial_logistic()[-1]  # (iteration, loss, accuracy, w0, w1, b) where the tutorial breaks
+    expected = list(tutorial_logistic())[-1]  # (iteration, loss, accuracy, w0, w1, b) where the tutorial breaks
     snaps = list(train_logistic(LogisticConfig(record_every=record_every)))
     last = snaps[-1]
     assert (last.iteration, last.loss, last.accuracy, last.w0, last.w1, last.b) == expected
