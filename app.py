@@ -14,9 +14,9 @@ if __name__ == "__main__":
     from studio.offline_notice import offline_notice
     from studio.page import student_function_stopped
     from studio.presenter import presenter_toggle, sidebar_state
+    from studio.session_functions import share_with_lessons
     from studio.sidebar import sidebar
     from studio.state import remember
-    from studio.student_functions import share_with_lessons
 
     share_with_lessons()  # this run's thread gets its session's Functions from lesson 6, before any lesson reads them
     st.set_page_config(page_title="Autograd Studio", page_icon="∂", layout="wide",

@@ -283,7 +283,7 @@ def get_activation(name: str) -> Callable[[torch.Tensor], torch.Tensor]:
 
 
 # ---- Functions students wrote in lesson 6 ----
-# They are not kept here: each browser session holds its own (studio/student_functions.py), as callables that
+# They are not kept here: each browser session holds its own (studio/session_functions.py), as callables that
 # compute in a sandboxed worker (grading/remote.py). The caller hands them to the thread it computes on with
 # ``bind_student_activations``: the app's script thread its session's, at each run; a training thread its run's.
 

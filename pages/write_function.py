@@ -5,7 +5,7 @@ import re
 
 import streamlit as st
 
-from autodiff_core.figures.student import curve_figure, jacobians_figure
+from autodiff_core.figures.judged import curve_figure, jacobians_figure
 from autodiff_core.grading.challenges import CHALLENGES, format_solved, parse_solved
 from autodiff_core.grading.judge import check, run_checks
 from autodiff_core.grading.sandbox import shared_sandbox
@@ -15,8 +15,8 @@ from studio.lessons import widget
 from studio.page import require_app
 from studio.presets import bind_lesson
 from studio.runner import current_session_id
+from studio.session_functions import adopt
 from studio.state import init_state
-from studio.student_functions import adopt
 
 try:
     from streamlit_ace import st_ace

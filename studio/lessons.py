@@ -29,7 +29,7 @@ from autodiff_core.grading.challenges import CHALLENGES
 from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, PlaygroundConfig, PlaygroundSnapshot
 
 from .links import Legacy, Setting
-from .student_functions import ActivationSetting  # a lesson 6 Function travels in links as code
+from .session_functions import ActivationSetting  # a lesson 6 Function travels in links as code
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ import streamlit as st
 from . import links
 from .lessons import lesson as _lesson
 from .presenter import presenting
+from .session_functions import ActivationSetting, link_consent  # a lesson 6 Function travels in links as code
 from .sidebar import take_notes
-from .student_functions import ActivationSetting, link_consent  # a lesson 6 Function travels in links as code
 
 
 def bind_lesson(key: str) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from autodiff_core.grading.challenges import CHALLENGES
-from studio.student_functions import name_of, pack
+from studio.session_functions import name_of, pack
 from testkit.browser import ARTIFACTS, exception_boxes, launch, open_page, set_number, streamlit_server, wait_idle
 
 pytestmark = pytest.mark.browser

@@ -41,7 +41,7 @@ import zlib  # noqa: E402
 
 from autodiff_core import functions as registry  # noqa: E402
 from autodiff_core.grading.challenges import CHALLENGES  # noqa: E402
-from studio.student_functions import pack  # noqa: E402
+from studio.session_functions import pack  # noqa: E402
 
 RELU = CHALLENGES["relu"].solution
 
@@ -123,7 +123,7 @@ def test_a_function_from_a_link_trains_like_myrelu_in_the_sandbox(new_app):
 
 def test_a_link_whose_code_fails_check_is_never_adopted(new_app):
     wrong = RELU.replace("grad_input[input < 0] = 0", "grad_input[input > 0] = 0")  # flipped: gradcheck fails
-    from studio.student_functions import name_of
+    from studio.session_functions import name_of
 
     name = name_of(CHALLENGES["relu"], wrong)
     at = consent(open_with(new_app, "pages/two_layer.py", tl_activation=f"{name} {pack(wrong)}"))
