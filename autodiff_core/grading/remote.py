@@ -29,7 +29,9 @@ import torch
 from ..functions import bind_student_activations
 from ..playground import PlaygroundSnapshot
 from ..two_layer import TwoLayerSnapshot
+from .challenges import CHALLENGES
 from .sandbox import Channel, Limits, SandboxError, shared_sandbox
+from .validator import explain_error, load
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 KEPT_CALLS = 64  # forward calls whose ctx the worker keeps for their backward (oldest dropped first)
@@ -253,9 +255,6 @@ def bind_run_workers(links: dict[str, _Link]) -> None:
 def serve(conn, source: str, challenge: str, idle: float | None = None) -> None:
     """The worker's loop: compile the student's code here, then answer calls until the server hangs up or,
     with ``idle``, no call came for that many seconds."""
-    from .challenges import CHALLENGES
-    from .validator import load
-
     fn = load(source, CHALLENGES[challenge].n_inputs)
     graphs: OrderedDict = OrderedDict()  # call id -> its ctx, kept for backward; "trainer" -> a run
     ahead = None  # a training run's next batch, computed while the server handles the one just sent
@@ -280,8 +279,6 @@ def _reply(conn, fn, graphs, op: str, call_id: int, rest: list) -> tuple:
             graphs.clear()
             return ("error", "Your Function needed more memory than this run allows "
                     f"({conn.limits.memory_mb} MB) at this size.")
-        from .validator import explain_error
-
         return ("error", "Your Function raised an error: " + explain_error(exc)[1])
 
 
