@@ -27,7 +27,7 @@ from .broken import (
     SoftplusExpGradient,
     TanhDerivativeOfInput,
 )
-from .maths import EXP, IDENTITY, LEAKY_RELU, RELU, SIGMOID, SOFTPLUS, TANH, MathFunction
+from .maths import EXP, IDENTITY, LEAKY_RELU, RELU, SIGMOID, SOFTPLUS, TANH, MathFunction, OfMaths
 
 
 class MyReLU(Function):
@@ -195,7 +195,7 @@ class MyLinear(Function):
 
 
 @dataclass(frozen=True)
-class FunctionSpec:
+class FunctionSpec(OfMaths):
     """One registry entry: the Function, whether its backward is right, and the mathematical function it
     computes (``maths``: the built-in it must match, and where it is not smooth)."""
 
@@ -204,23 +204,6 @@ class FunctionSpec:
     maths: MathFunction
     correct: bool
     summary: str
-
-    @property
-    def reference(self) -> Callable[[torch.Tensor], torch.Tensor]:
-        return self.maths.reference
-
-    @property
-    def reference_name(self) -> str:
-        """How the built-in reference is written in code."""
-        return self.maths.reference_name
-
-    @property
-    def kinks(self) -> tuple[float, ...]:
-        return self.maths.kinks
-
-    @property
-    def domain(self) -> tuple[float, float]:
-        return self.maths.domain
 
     @property
     def apply(self) -> Callable[[torch.Tensor], torch.Tensor]:

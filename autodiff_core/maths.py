@@ -26,6 +26,34 @@ class MathFunction:
     n_inputs: int = 1
 
 
+class OfMaths:
+    """For a frozen dataclass with a ``maths: MathFunction`` field (a lesson's Function, a challenge): its
+    reference, the reference's name in code, kinks, domain and number of inputs, read through ``maths``."""
+
+    maths: MathFunction
+
+    @property
+    def reference(self) -> Callable[..., torch.Tensor]:
+        return self.maths.reference
+
+    @property
+    def reference_name(self) -> str:
+        """How the built-in reference is written in code."""
+        return self.maths.reference_name
+
+    @property
+    def kinks(self) -> tuple[float, ...]:
+        return self.maths.kinks
+
+    @property
+    def domain(self) -> tuple[float, float]:
+        return self.maths.domain
+
+    @property
+    def n_inputs(self) -> int:
+        return self.maths.n_inputs
+
+
 RELU = MathFunction(torch.relu, "torch.relu", kinks=(0.0,))
 LEAKY_RELU = MathFunction(lambda x: F.leaky_relu(x, 0.01), "F.leaky_relu(x, 0.01)", kinks=(0.0,))
 SIGMOID = MathFunction(torch.sigmoid, "torch.sigmoid")

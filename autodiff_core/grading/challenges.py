@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-
-import torch
 
 from ..maths import (
     ABS,
@@ -24,13 +21,14 @@ from ..maths import (
     SOFTPLUS,
     TANH,
     MathFunction,
+    OfMaths,
 )
 
 KEY = re.compile(r"^[a-z0-9_]{1,24}$")
 
 
 @dataclass(frozen=True)
-class Challenge:
+class Challenge(OfMaths):
     """One exercise. ``maths`` is the function to write: ``reference`` is the built-in the forward must
     match; ``kinks`` are the points where the function has no single slope (the checker keeps its points
     away and shows them apart)."""
@@ -43,26 +41,6 @@ class Challenge:
     solution: str
     hint: str
     maths: MathFunction
-
-    @property
-    def reference(self) -> Callable[..., torch.Tensor]:
-        return self.maths.reference
-
-    @property
-    def reference_name(self) -> str:
-        return self.maths.reference_name
-
-    @property
-    def n_inputs(self) -> int:
-        return self.maths.n_inputs
-
-    @property
-    def kinks(self) -> tuple[float, ...]:
-        return self.maths.kinks
-
-    @property
-    def domain(self) -> tuple[float, float]:
-        return self.maths.domain
 
 
 def _skeleton(name: str, forward: str = "...", backward: str = "...", params: str = "input") -> str:
