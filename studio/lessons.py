@@ -16,8 +16,10 @@ Playground's ``networkShape`` ("4,2"), which its "Hidden layers" and per-layer w
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+import streamlit as st
 
 from autodiff_core import FUNCTIONS, LogisticConfig, LogisticSnapshot, TwoLayerConfig, TwoLayerSnapshot, runs_io
 from autodiff_core.data import PLAYGROUND_DATASETS
@@ -96,13 +98,6 @@ def lesson(key: str) -> Lesson:
     return _REGISTRY[key]
 
 
-def all_settings() -> Iterator[Setting]:
-    """Every setting of every lesson, and those of older links."""
-    for x in _REGISTRY.values():
-        yield from x.settings
-        yield from (s for old in x.legacy for s in old.settings)
-
-
 def setting(key: str) -> Setting:
     """A setting of any lesson, by its key."""
     found = next((s for x in _REGISTRY.values() for s in x.settings if s.key == key), None)
@@ -111,14 +106,9 @@ def setting(key: str) -> Setting:
     return found
 
 
-def widget(key: str, where=None, **extra):
+def widget(key: str, where=st, **extra):
     """Draw the widget of setting ``key`` from its declaration, in ``where`` (a column; the page by default)."""
-    return setting(key).draw(**({} if where is None else {"where": where}), **extra)
-
-
-def label(key: str) -> str:
-    """The label a teacher reads beside a setting's widget, by its key (the key itself if it has none)."""
-    return next((s.label for s in all_settings() if s.key == key and s.label), key)
+    return setting(key).draw(where, **extra)
 
 
 class _ByLesson(Mapping):

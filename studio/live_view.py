@@ -15,8 +15,6 @@ import streamlit as st
 from . import lessons
 from .runner import LiveRun, current_session_id
 
-SPEEDS = lessons.SPEEDS
-
 
 def _key(lesson: str) -> str:
     return f"{lesson}_run"

@@ -113,7 +113,7 @@ def set_number(page, label: str, value) -> None:
 
 def set_speed(page, value: str) -> None:
     """Move the speed slider with the keyboard: End for 'max', else Home then right-arrows."""
-    from studio.live_view import SPEEDS
+    from studio.lessons import SPEEDS
 
     slider = page.get_by_role("slider", name=re.compile(r"^Speed"))
     slider.focus()

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from studio.lessons import LEGACY, SETTINGS, label, lessons
-from studio.links import read_params
+from studio.lessons import LEGACY, SETTINGS, lessons
+from studio.links import Setting, read_params
 
 WIDGETS = ("number_input", "selectbox", "slider", "select_slider", "toggle", "checkbox", "text_input", "radio")
 
@@ -25,8 +25,10 @@ def test_every_linked_setting_has_a_label():
     unlabelled = [s.key for settings in SETTINGS.values() for s in settings if not s.label]
     unlabelled += [s.key for legacy in LEGACY.values() for old in legacy for s in old.settings if not s.label]
     assert not unlabelled
-    assert label("lr_lr") == "Learning rate" and label("pg_width") == "Neurons per layer"
-    assert label("not_a_setting") == "not_a_setting"
+    [note] = read_params([], {"pg_width": ["x"]}, legacy=LEGACY["playground"])[1]  # an older link's parameter
+    assert note.startswith("Neurons per layer: pg_width `x`")
+    [note] = read_params([Setting("not_labelled", int, 1, 0, 9)], {"not_labelled": ["x"]})[1]
+    assert note.startswith("not_labelled `x` in the link is not a whole number")  # no label: the key names it
 
 
 @pytest.mark.parametrize("lesson", [x.key for x in lessons()])
