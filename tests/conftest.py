@@ -120,9 +120,12 @@ def run_exported(source: str, tmp_path) -> tuple[list[float], float]:
 
 
 def process_alive(pid: int) -> bool:
-    """Whether process ``pid`` exists and has not ended (a zombie waiting to be reaped has ended)."""
+    """Whether process ``pid`` exists and has not ended (a zombie waiting to be reaped has ended).
+
+    A process can vanish between opening its ``stat`` and reading it; the read then fails with ESRCH
+    (``ProcessLookupError``), which means the same as no file: it has ended."""
     try:
         with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ")[1][0] not in "ZX"
-    except FileNotFoundError:
+            return f.read().rsplit(")", 1)[1].split()[0] not in "ZX"
+    except (FileNotFoundError, ProcessLookupError):
         return False

@@ -122,19 +122,10 @@ def test_the_zygote_leaves_with_the_server():
     value, pid = out.stdout.split()
     assert value == "3"
     for _ in range(100):
-        if not alive(int(pid)):
+        if not process_alive(int(pid)):
             break
         time.sleep(0.1)
-    assert not alive(int(pid))
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie waiting for its parent counts as gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
+    assert not process_alive(int(pid))
 
 
 def _second_wall():
