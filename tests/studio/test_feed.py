@@ -395,6 +395,7 @@ def test_a_small_run_never_waits_behind_a_big_one_and_the_big_one_says_why(monke
     for run, gate in zip([bigs[2], fourth, small], [gates[2], gates[3], gates[4]], strict=True):
         run.stop()
         gate.go.release()
+    for run in [*bigs, fourth, small]:  # the first two were stopped above: their threads end too
         run.join(5)
     assert budget.BUDGET.used("cpu") == 0
 
