@@ -2,6 +2,7 @@
 # System packages the tests need besides a browser (scripts/install-chromium.sh does that one):
 #   haproxy     tests/studio/test_proxy.py runs `python -m studio.serve` (app workers behind HAProxy)
 #   bubblewrap  the sandbox's second wall around student code (command: bwrap); tests/grading/test_sandbox.py
+#   redis-server  tests/studio/test_room_store.py runs the class store against a real Redis
 # Each is installed with apt-get (as root, or through sudo) unless it is already on the PATH. Where that is
 # not possible (no apt-get, no root or sudo) it says so and exits 0: the tests that need the package are
 # then skipped, except under CI=true, where they fail so that a missing install shows.
@@ -13,8 +14,8 @@
 # install-chromium.sh.
 set -euo pipefail
 
-PACKAGES=(haproxy bubblewrap)   # Debian package names
-COMMANDS=(haproxy bwrap)        # the command each installs, looked for on the PATH
+PACKAGES=(haproxy bubblewrap redis-server)   # Debian package names
+COMMANDS=(haproxy bwrap redis-server)        # the command each installs, looked for on the PATH
 
 here=${BASH_SOURCE[0]%/*}
 [ "$here" != "${BASH_SOURCE[0]}" ] || here=.

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -18,6 +19,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # Every AppTest is the same session ("test session id"), so the suite would meet the per-session limit on checks
 # a minute; tests/grading/test_sandbox_fairness.py tests that limit on a sandbox of its own.
 os.environ.setdefault("STUDIO_CHECKS_PER_MINUTE", "100000")
+# Classes the tests start live in a data folder of the test run's own, never in the user's
+# (studio/room/store.py); a server a test starts inherits it.
+os.environ.setdefault("STUDIO_DATA", tempfile.mkdtemp(prefix="autograd-studio-tests-"))
 
 
 @pytest.fixture(autouse=True)

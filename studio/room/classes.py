@@ -1,0 +1,295 @@
+"""A class: its join code, its teacher, its students, what they send, and the teacher's questions.
+
+Pure logic over a ``Store`` (``studio.room.store``), without Streamlit, so the same code serves every worker.
+Only the teacher key can change the class: it is made when the class starts, given to the teacher's browser
+alone, and kept here only as a hash. Everything a student types is bounded plain text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import math
+import secrets
+import time
+import unicodedata
+from dataclasses import asdict, dataclass, field, replace
+
+from .store import Store
+
+ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: a code read off a projector is typed right
+CODE_LENGTH = 5
+IDLE_HOURS = 3  # a class nobody touched for this long ends by itself
+KEEP_DAYS = 7  # a class's data is deleted this long after it ended
+MAX_STUDENTS = 300
+MAX_NAME = 20  # characters in a nickname
+MAX_SUBMISSIONS = 2000  # per class
+MAX_SUBMISSION_BYTES = 16_000
+JOINS_PER_MINUTE = 10  # per client (browser or address): a join code cannot be guessed by trying
+ANSWERS_PER_MINUTE = 20  # per student
+MAX_QUESTION = 200  # characters in a question
+MAX_CHOICES = 6
+MAX_CHOICE = 60  # characters in a choice
+
+IDLE = IDLE_HOURS * 3600.0
+KEEP = KEEP_DAYS * 86400.0
+
+
+class ClassError(ValueError):
+    """A request the class refuses; its text is the sentence to show the person who made it."""
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    text: str
+    choices: tuple[str, ...] = ()  # empty: the answer is a number
+    open: bool = True
+    lesson: str = ""
+    run_id: str = ""  # the teacher's run the class predicted; "" until it starts
+
+
+@dataclass(frozen=True)
+class Room:
+    code: str
+    teacher: str  # sha256 of the teacher key
+    created: float
+    active: float  # last time the teacher or a student did something
+    ended: float = 0.0
+    names_shown: bool = False
+    lesson: str = ""  # the teacher's lesson (registry key) and settings (query parameters), followed by students
+    settings: dict = field(default_factory=dict)
+    run_id: str = ""  # the teacher's current or last run
+    version: int = 0  # goes up with every change a follower's page must redraw for
+    question: Question | None = None
+
+    @property
+    def over(self) -> bool:
+        return bool(self.ended) or time.time() - self.active > IDLE
+
+
+@dataclass(frozen=True)
+class Student:
+    code: str
+    id: str  # the browser id it joined with
+    number: int
+    name: str  # "" when anonymous
+
+    @property
+    def shown(self) -> str:
+        return self.name or f"Student {self.number}"
+
+
+def _k(code: str, *parts: str) -> str:
+    return ":".join(("class", code, *parts))
+
+
+def _hash(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def clean_code(text: str) -> str:
+    """What a student typed, as a code: upper case, without spaces or dashes; "" when it cannot be one."""
+    code = "".join(c for c in str(text).upper() if c not in " -")
+    return code if len(code) == CODE_LENGTH and all(c in ALPHABET for c in code) else ""
+
+
+def plain_text(text, limit: int, what: str) -> str:
+    """``text`` as one line of printable characters, at most ``limit`` of them; ClassError otherwise."""
+    if not isinstance(text, str):
+        raise ClassError(f"The {what} must be text.")
+    text = " ".join("".join(c for c in text if unicodedata.category(c)[0] != "C").split())
+    if len(text) > limit:
+        raise ClassError(f"The {what} is {len(text)} characters long; at most {limit} fit.")
+    return text
+
+
+class Classes:
+    """Every class on the store. Reads of a room go through ``room``, which never returns an expired one."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    # ---- the room ----
+    def _save(self, room: Room, bump: bool = True) -> Room:
+        room = replace(room, active=time.time(), version=room.version + (1 if bump else 0))
+        data = asdict(room)
+        self.store.put(_k(room.code), json.dumps(data).encode(), KEEP + IDLE)
+        return room
+
+    def room(self, code: str) -> Room | None:
+        raw = self.store.get(_k(code)) if code else None
+        if raw is None:
+            return None
+        data = json.loads(raw)
+        q = data.pop("question")
+        return Room(**data, question=None if q is None else Question(**{**q, "choices": tuple(q["choices"])}))
+
+    def live_room(self, code: str) -> Room:
+        """The class ``code``, still going; ClassError with the reason otherwise."""
+        room = self.room(clean_code(code))
+        if room is None:
+            raise ClassError("There is no class with that code. Check it on the board, or ask your teacher.")
+        if room.over:
+            raise ClassError("That class has ended.")
+        return room
+
+    def start(self) -> tuple[Room, str]:
+        """A new class and its teacher key (given to the teacher's browser alone)."""
+        key = secrets.token_urlsafe(24)
+        now = time.time()
+        for _ in range(20):
+            code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
+            room = Room(code=code, teacher=_hash(key), created=now, active=now)
+            if self.store.put_new(_k(code), json.dumps(asdict(room)).encode(), KEEP + IDLE):
+                return room, key
+        raise ClassError("No free class code was found; try again.")
+
+    def teacher_room(self, code: str, key: str) -> Room:
+        """The class, if ``key`` is its teacher key; ClassError otherwise (the same sentence for any wrong key)."""
+        room = self.live_room(code)
+        if not isinstance(key, str) or not hmac.compare_digest(_hash(key), room.teacher):
+            raise ClassError("Only the teacher who started this class can do that.")
+        return room
+
+    def lead(self, code: str, key: str, lesson: str, settings: dict, run_id: str) -> Room:
+        """The teacher's lesson, settings and run, as followers see them. Written only when one changed."""
+        room = self.teacher_room(code, key)
+        settings = {str(k): str(v)[:200] for k, v in dict(settings).items()}
+        if (room.lesson, room.settings, room.run_id) == (lesson, settings, run_id):
+            if time.time() - room.active > 60:  # a teacher at work keeps the class from ending idle
+                return self._save(room, bump=False)
+            return room
+        question = room.question
+        if question is not None and run_id and not question.run_id and run_id != room.run_id:
+            question = replace(question, run_id=run_id, open=False)  # the run the class predicted has started
+        return self._save(replace(room, lesson=lesson, settings=settings, run_id=run_id, question=question))
+
+    def show_names(self, code: str, key: str, shown: bool) -> Room:
+        return self._save(replace(self.teacher_room(code, key), names_shown=bool(shown)))
+
+    def end(self, code: str, key: str) -> Room:
+        """End the class: students can no longer join or send, and its data goes in ``KEEP_DAYS`` days."""
+        room = self._save(replace(self.teacher_room(code, key), ended=time.time()))
+        self.store.expire(_k(room.code), KEEP)
+        return room
+
+    def delete(self, code: str, key: str) -> int:
+        """Delete everything the class holds, now."""
+        room = self.room(clean_code(code))
+        if room is None or not hmac.compare_digest(_hash(str(key)), room.teacher):
+            raise ClassError("Only the teacher who started this class can do that.")
+        return self.store.drop(_k(room.code))
+
+    # ---- students ----
+    def join(self, code: str, browser: str, client: str, name: str = "") -> Student:
+        """``browser`` joins class ``code`` as ``name`` ("" stays anonymous). ``client``: who is asking, for the
+        rate limit (the browser's address). Joining again from the same browser keeps its number."""
+        if self.store.count(f"limit:join:{client}", 60) > JOINS_PER_MINUTE:
+            raise ClassError("Too many tries to join a class from here. Wait a minute, then type the code again.")
+        name = plain_text(name, MAX_NAME, "nickname")
+        room = self.live_room(code)
+        key = _k(room.code, "student", browser)
+        raw = self.store.get(key)
+        if raw is not None:
+            student = replace(Student(**json.loads(raw)), name=name or json.loads(raw)["name"])
+        else:
+            number = self.store.count(_k(room.code, "students"), KEEP + IDLE)
+            if number > MAX_STUDENTS:
+                raise ClassError(f"This class is full: it has {MAX_STUDENTS} students.")
+            student = Student(code=room.code, id=browser, number=number, name=name)
+        self.store.put(key, json.dumps(asdict(student)).encode(), KEEP + IDLE)
+        return student
+
+    def student(self, code: str, browser: str) -> Student | None:
+        raw = self.store.get(_k(code, "student", browser)) if code and browser else None
+        return None if raw is None else Student(**json.loads(raw))
+
+    def head_count(self, code: str) -> int:
+        raw = self.store.get(_k(code, "students"))
+        return int(raw) if raw else 0
+
+    # ---- what students send ----
+    def submit(self, student: Student, code: str, entry: dict) -> dict:
+        """Send a finished run to the class board: ``entry`` holds lesson, run_id, settings and figures (numbers).
+        A student belongs to one class: sending to another is refused, and each run goes once."""
+        if student.code != code or self.student(code, student.id) != student:
+            raise ClassError("You can only send to the class you joined.")
+        room = self.live_room(code)
+        body = json.dumps(_entry(entry, student), allow_nan=False)
+        if len(body) > MAX_SUBMISSION_BYTES:
+            raise ClassError("This run is too large to send to the class.")
+        if not self.store.put_new(_k(room.code, "sent", student.id, str(entry.get("run_id"))), b"1", KEEP + IDLE):
+            raise ClassError("You already sent this run to the class.")
+        if self.store.push(_k(room.code, "subs"), body.encode(), KEEP + IDLE) > MAX_SUBMISSIONS:
+            raise ClassError("The class board is full.")
+        self._save(room)  # the teacher's board redraws
+        return json.loads(body)
+
+    def submissions(self, code: str) -> list[dict]:
+        return [json.loads(x) for x in self.store.items(_k(code, "subs"))][:MAX_SUBMISSIONS]
+
+    # ---- questions ----
+    def ask(self, code: str, key: str, text: str, choices: list[str] | tuple[str, ...] = (), lesson: str = "") -> Room:
+        """Ask the class: ``choices`` to pick from, or none for a number."""
+        room = self.teacher_room(code, key)
+        text = plain_text(text, MAX_QUESTION, "question")
+        choices = tuple(c for c in (plain_text(c, MAX_CHOICE, "choice") for c in choices) if c)
+        if not text:
+            raise ClassError("Write the question first.")
+        if len(choices) > MAX_CHOICES or len(choices) == 1:
+            raise ClassError(f"A question has 2 to {MAX_CHOICES} choices, or none for a number.")
+        question = Question(id=secrets.token_hex(4), text=text, choices=choices, lesson=lesson)
+        return self._save(replace(room, question=question))
+
+    def close_question(self, code: str, key: str) -> Room:
+        room = self.teacher_room(code, key)
+        return self._save(replace(room, question=None))
+
+    def answer(self, student: Student, code: str, question_id: str, value) -> None:
+        room = self.live_room(code)
+        q = room.question
+        if student.code != code or self.student(code, student.id) != student:
+            raise ClassError("You can only answer in the class you joined.")
+        if q is None or q.id != question_id or not q.open:
+            raise ClassError("That question is closed: the run has started.")
+        if self.store.count(_k(code, "limit", "answer", student.id), 60) > ANSWERS_PER_MINUTE:
+            raise ClassError("Too many answers in a minute. Wait a moment.")
+        value = _answer(q, value)
+        self.store.push(_k(code, "answers", q.id), json.dumps([student.id, value]).encode(), KEEP + IDLE)
+
+    def answers(self, code: str, question_id: str) -> dict[str, object]:
+        """Each student's last answer to the question."""
+        last = {}
+        for raw in self.store.items(_k(code, "answers", question_id)):
+            who, value = json.loads(raw)
+            last[who] = value
+        return last
+
+
+def _answer(q: Question, value):
+    if q.choices:
+        if value not in q.choices:
+            raise ClassError("Pick one of the choices.")
+        return value
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ClassError("The answer is a number.") from None
+    if not math.isfinite(number):
+        raise ClassError("The answer is a finite number.")
+    return number
+
+
+def _entry(entry: dict, student: Student) -> dict:
+    """What goes on the board: bounded strings and finite numbers only."""
+    def number(v):
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+
+    settings = {str(k)[:40]: str(v)[:80] for k, v in list(dict(entry.get("settings", {})).items())[:40]}
+    figures = {str(k)[:40]: number(v) for k, v in list(dict(entry.get("figures", {})).items())[:20]}
+    extra = {str(k)[:40]: str(v)[:200] for k, v in list(dict(entry.get("notes", {})).items())[:20]}
+    return {"student": student.id, "number": student.number, "name": student.name,
+            "lesson": str(entry.get("lesson", ""))[:40], "run_id": str(entry.get("run_id", ""))[:40],
+            "settings": settings, "figures": figures, "notes": extra, "at": time.time()}

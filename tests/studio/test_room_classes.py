@@ -1,0 +1,157 @@
+"""A class's rules, on the SQLite store and on a real Redis: the teacher key, joins, the board, questions."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from studio.room import classes as rc
+from studio.room.classes import ALPHABET, ClassError, Classes, clean_code
+from tests.studio.test_room_store import redis_url, store  # noqa: F401  (fixtures: both stores)
+
+
+@pytest.fixture
+def room(store):  # noqa: F811
+    c = Classes(store)
+    r, key = c.start()
+    return c, r, key
+
+
+def test_a_code_is_short_and_unambiguous(room):
+    c, r, key = room
+    assert len(r.code) == 5 and set(r.code) <= set(ALPHABET)
+    assert not set("0O1IL") & set(ALPHABET)
+    assert clean_code(f" {r.code[:2].lower()}-{r.code[2:]} ") == r.code and clean_code("ABC") == ""
+    assert key not in r.code and c.room(r.code).teacher != key  # only a hash of the key is kept
+
+
+def test_only_the_teacher_key_changes_the_class(room):
+    c, r, key = room
+    for forged in ("", "x" * 32, key[:-1] + ("A" if key[-1] != "A" else "B"), None):
+        with pytest.raises(ClassError, match="Only the teacher"):
+            c.lead(r.code, forged, "logistic", {}, "run1")
+        with pytest.raises(ClassError, match="Only the teacher"):
+            c.end(r.code, forged)
+        with pytest.raises(ClassError, match="Only the teacher"):
+            c.delete(r.code, forged)
+    led = c.lead(r.code, key, "logistic", {"lr_lr": "0.1"}, "run1")
+    assert (led.lesson, led.settings, led.run_id) == ("logistic", {"lr_lr": "0.1"}, "run1")
+    assert led.version > r.version
+    assert c.lead(r.code, key, "logistic", {"lr_lr": "0.1"}, "run1").version == led.version  # nothing changed
+
+
+def test_joining(room):
+    c, r, _ = room
+    a = c.join(r.code.lower(), "browser-a", "10.0.0.1", "Ada")
+    b = c.join(r.code, "browser-b", "10.0.0.2")
+    assert (a.shown, b.shown) == ("Ada", "Student 2")
+    again = c.join(r.code, "browser-a", "10.0.0.1")  # a reload: the same student, the same number
+    assert (again.number, again.shown) == (1, "Ada")
+    assert c.head_count(r.code) == 2
+    with pytest.raises(ClassError, match="no class with that code"):
+        c.join("ZZZZZ", "browser-c", "10.0.0.3")
+
+
+def test_a_nickname_is_bounded_plain_text(room):
+    c, r, _ = room
+    with pytest.raises(ClassError, match="at most 20"):
+        c.join(r.code, "b", "ip", "x" * 10_000)
+    s = c.join(r.code, "b2", "ip2", "<b>Ada</b>\x00\u202e\n")
+    assert s.name == "<b>Ada</b>" and len(s.name) <= rc.MAX_NAME  # kept as text, control characters gone
+
+
+def test_joins_are_rate_limited_per_client(room):
+    c, r, _ = room
+    refused = 0
+    for i in range(1000):
+        try:
+            c.join("AAAAA" if i % 2 else r.code, f"bot-{i}", "10.6.6.6")
+        except ClassError as exc:
+            refused += "Too many tries" in str(exc)
+    assert refused >= 1000 - rc.JOINS_PER_MINUTE
+    assert c.head_count(r.code) <= rc.JOINS_PER_MINUTE
+    assert c.join(r.code, "someone-else", "10.0.0.9").number >= 1  # another client is not blocked
+
+
+def test_the_class_is_full_at_its_cap(room, monkeypatch):
+    c, r, _ = room
+    monkeypatch.setattr(rc, "MAX_STUDENTS", 3)
+    for i in range(3):
+        c.join(r.code, f"s{i}", f"ip{i}")
+    with pytest.raises(ClassError, match="full: it has 3"):
+        c.join(r.code, "s3", "ip3")
+
+
+def _entry(run="r1", loss=0.5, lr=0.01):
+    return {"lesson": "logistic", "run_id": run, "settings": {"lr_lr": lr}, "figures": {"loss": loss, "acc": 0.9}}
+
+
+def test_the_board_takes_one_submission_per_run(room):
+    c, r, _ = room
+    a = c.join(r.code, "a", "ip")
+    sent = c.submit(a, r.code, _entry())
+    assert sent["figures"] == {"loss": 0.5, "acc": 0.9} and sent["settings"] == {"lr_lr": "0.01"}
+    with pytest.raises(ClassError, match="already sent"):
+        c.submit(a, r.code, _entry())
+    c.submit(a, r.code, _entry(run="r2", loss=float("nan")))  # a diverged run goes up, its loss as no number
+    assert [s["figures"]["loss"] for s in c.submissions(r.code)] == [0.5, None]
+
+
+def test_a_submission_to_another_class_is_refused(store):  # noqa: F811
+    c = Classes(store)
+    mine, _ = c.start()
+    other, _ = c.start()
+    a = c.join(mine.code, "a", "ip")
+    with pytest.raises(ClassError, match="only send to the class you joined"):
+        c.submit(a, other.code, _entry())
+    forged = rc.Student(code=other.code, id="a", number=1, name="")
+    with pytest.raises(ClassError, match="only send to the class you joined"):
+        c.submit(forged, other.code, _entry())
+    assert c.submissions(other.code) == []
+
+
+def test_predict_then_run(room):
+    c, r, key = room
+    a, b = c.join(r.code, "a", "ip"), c.join(r.code, "b", "ip")
+    with pytest.raises(ClassError, match="2 to 6 choices"):
+        c.ask(r.code, key, "What will the loss do?", ["goes down"])
+    q = c.ask(r.code, key, "What will the loss do?", ["goes down", "blows up", "stalls"]).question
+    c.answer(a, r.code, q.id, "blows up")
+    c.answer(a, r.code, q.id, "goes down")  # a changed mind: the last answer counts
+    c.answer(b, r.code, q.id, "stalls")
+    with pytest.raises(ClassError, match="Pick one"):
+        c.answer(b, r.code, q.id, "<script>")
+    assert c.answers(r.code, q.id) == {"a": "goes down", "b": "stalls"}
+    started = c.lead(r.code, key, "logistic", {}, "run-1")
+    assert started.question.run_id == "run-1" and not started.question.open
+    with pytest.raises(ClassError, match="closed"):
+        c.answer(b, r.code, q.id, "goes down")
+    n = c.ask(r.code, key, "Final loss?").question
+    with pytest.raises(ClassError, match="finite"):
+        c.answer(a, r.code, n.id, "inf")
+    c.answer(a, r.code, n.id, "0.25")
+    assert c.answers(r.code, n.id) == {"a": 0.25}
+
+
+def test_ending_and_deleting(room):
+    c, r, key = room
+    a = c.join(r.code, "a", "ip")
+    c.submit(a, r.code, _entry())
+    c.end(r.code, key)
+    assert c.room(r.code).over
+    with pytest.raises(ClassError, match="ended"):
+        c.join(r.code, "b", "ip")
+    with pytest.raises(ClassError, match="ended"):
+        c.submit(a, r.code, _entry(run="r2"))
+    assert c.delete(r.code, key) >= 3
+    assert c.room(r.code) is None and c.submissions(r.code) == []
+
+
+def test_an_idle_class_ends_by_itself(room, monkeypatch):
+    c, r, _ = room
+    later = time.time() + rc.IDLE + 1
+    monkeypatch.setattr(rc.time, "time", lambda: later)
+    assert c.room(r.code).over
+    with pytest.raises(ClassError, match="ended"):
+        c.join(r.code, "a", "ip")
