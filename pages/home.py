@@ -4,6 +4,7 @@ import streamlit as st
 
 from studio.lessons import lessons
 from studio.page import require_app
+from studio.room.panel import join_box, join_code_panel, teaching
 
 require_app()
 st.title("Autograd Studio")
@@ -11,6 +12,11 @@ st.markdown(
     "See how PyTorch lets you define **new autograd Functions**, then train with one, live. "
     "Every chart here comes from code that runs: change a number and train again."
 )
+held = teaching()
+if held is not None:
+    with st.container(border=True):
+        join_code_panel(held[0])
+join_box()
 every = lessons()
 for row in (every[i:i + 3] for i in range(0, len(every), 3)):
     for column, lesson in zip(st.columns(3), row, strict=False):

@@ -17,6 +17,7 @@ from autodiff_core.devices import DeviceUnavailableError, resolve_device
 
 from .links import ECHO, Setting, echo
 from .presenter import presenting
+from .room.panel import class_box, show_code_if_asked
 from .state import init_state
 
 
@@ -135,6 +136,8 @@ def sidebar() -> Settings:
                         disabled=st.session_state["seed_tutorial"])
         if not presenting():
             _draw_notes(notes)
+        class_box()
+    show_code_if_asked()
     st.session_state.pop(_SLOT, None)  # a slot of an earlier run is no place to draw in
     if presenting() and notes:  # the sidebar starts collapsed: the page shows them (a lesson, under its title)
         st.session_state[_SLOT] = st.empty()

@@ -1,0 +1,178 @@
+"""A class on screen: "Start a class" and its join code, link and QR code for the teacher; joining for a
+student. The rules are ``studio.room.classes``; this module only draws them and keeps who this browser is
+in the class in the session's state."""
+
+from __future__ import annotations
+
+import io
+from urllib.parse import urlsplit
+
+import segno
+import streamlit as st
+
+from ..process import process_wide
+from ..runner import current_session_id
+from .classes import MAX_NAME, ClassError, Classes, clean_code
+from .store import open_store
+
+_TEACHER, _STUDENT = "room_teacher", "room_student"  # session keys: (code, key) and Student
+JOIN_PARAM = "join"  # ?join=CODE: the join link
+
+
+def classes() -> Classes:
+    """The process's classes, on the store its configuration names (``STUDIO_STORE``)."""
+    return process_wide("room_classes", lambda: Classes(open_store()))
+
+
+def browser_id() -> str:
+    return current_session_id() or "local"
+
+
+def _client() -> str:
+    return st.context.ip_address or browser_id()
+
+
+def join_link(code: str) -> str:
+    """The address a student opens: this app's home page with the code, never the teacher key."""
+    url = urlsplit(st.context.url or "http://localhost:8501/")
+    return f"{url.scheme}://{url.netloc}/?{JOIN_PARAM}={code}"
+
+
+def qr_png(text: str, scale: int = 10) -> bytes:
+    out = io.BytesIO()
+    segno.make(text, error="m").save(out, kind="png", scale=scale, border=2)
+    return out.getvalue()
+
+
+def teaching() -> tuple[str, str] | None:
+    """(code, teacher key) while this browser teaches a class that is still going."""
+    held = st.session_state.get(_TEACHER)
+    if held is None:
+        return None
+    room = classes().room(held[0])
+    if room is None or room.over:
+        st.session_state.pop(_TEACHER, None)
+        return None
+    return held
+
+
+def _start() -> None:
+    try:
+        room, key = classes().start()
+    except ClassError as exc:
+        st.session_state["room_error"] = str(exc)
+        return
+    st.session_state[_TEACHER] = (room.code, key)
+    st.session_state.pop(_STUDENT, None)
+
+
+def _end() -> None:
+    held = st.session_state.pop(_TEACHER, None)
+    if held is not None:
+        try:
+            classes().end(*held)
+        except ClassError as exc:
+            st.session_state["room_error"] = str(exc)
+
+
+def _delete() -> None:
+    held = st.session_state.pop(_TEACHER, None)
+    if held is not None:
+        try:
+            classes().delete(*held)
+            st.session_state["room_note"] = "The class's data is deleted."
+        except ClassError as exc:
+            st.session_state["room_error"] = str(exc)
+
+
+def _leave() -> None:
+    st.session_state.pop(_STUDENT, None)
+
+
+def _messages() -> None:
+    for key, show in (("room_error", st.error), ("room_note", st.success)):
+        text = st.session_state.pop(key, None)
+        if text:
+            show(text)
+
+
+def class_box() -> None:
+    """The sidebar's Class section: start one, or what this browser is in."""
+    st.subheader("Class")
+    _messages()
+    held, student = teaching(), st.session_state.get(_STUDENT)
+    if held is not None:
+        code = held[0]
+        st.markdown(f"Teaching class **{code}** · {classes().head_count(code)} joined")
+        st.code(join_link(code), language=None)
+        st.button("Show the join code", key="room_show", type="primary", on_click=_show_code, args=(code,),
+                  width="stretch", help="The code, the link and a QR code, large, for the projector.")
+        st.button("End the class", key="room_end", on_click=_end, width="stretch")
+        st.button("Delete this class's data", key="room_delete", on_click=_delete, type="tertiary",
+                  help="Ends the class and deletes its students, submissions and answers from this server now.")
+    elif student is not None:
+        st.markdown(f"In class **{student.code}** as **{student.shown}**")
+        st.button("Leave the class", key="room_leave", on_click=_leave, width="stretch")
+    else:
+        st.button("Start a class", key="room_start", on_click=_start, width="stretch",
+                  help="Gives a join code, a link and a QR code for your students.")
+        st.caption("Students join from the home page, with the code or the link.")
+
+
+@st.dialog("Join the class", width="large")
+def _code_dialog(code: str) -> None:
+    join_code_panel(code)
+
+
+def _show_code(code: str) -> None:
+    st.session_state["room_show_code"] = code
+
+
+def show_code_if_asked() -> None:
+    """The join code's dialog, when the teacher asked for it (a dialog opens from the script, not a callback)."""
+    code = st.session_state.pop("room_show_code", None)
+    if code is not None:
+        _code_dialog(code)
+
+
+def join_code_panel(code: str, size: str = "large") -> None:
+    """The code, the link and the QR code, large enough to read and scan from the back of the room."""
+    left, right = st.columns([3, 2], vertical_alignment="center")
+    with left:
+        st.markdown(f"<div style='font-size:{'5rem' if size == 'large' else '3rem'};font-weight:700;"
+                    f"letter-spacing:0.3em;font-variant-numeric:tabular-nums'>{code}</div>",
+                    unsafe_allow_html=True)  # the code is 5 characters of ALPHABET, never a student's text
+        st.markdown("Open the link or scan the code, then pick a nickname:")
+        st.code(join_link(code), language=None)
+    right.image(qr_png(join_link(code)), caption="Scan to join", width=320, output_format="PNG")  # JPEG blurs it
+
+
+def join_box() -> None:
+    """The home page's "Join a class": the code (filled in from a join link) and a nickname."""
+    if st.session_state.get(_STUDENT) is not None or teaching() is not None:
+        return
+    if JOIN_PARAM in st.query_params and "room_code" not in st.session_state:
+        st.session_state["room_code"] = clean_code(st.query_params.get(JOIN_PARAM, ""))
+    with st.container(border=True):
+        st.subheader("Join a class")
+        c1, c2, c3 = st.columns([2, 3, 1], vertical_alignment="bottom")
+        c1.text_input("Class code", key="room_code", max_chars=9, placeholder="ABCDE")
+        c2.text_input("Nickname (or leave it empty)", key="room_name", max_chars=MAX_NAME,
+                      placeholder="anonymous: Student 7")
+        c3.button("Join", key="room_join", type="primary", on_click=_join, width="stretch")
+        _messages()
+
+
+def _join() -> None:
+    ss = st.session_state
+    code = clean_code(ss.get("room_code", ""))
+    if not code:
+        ss["room_error"] = "A class code is 5 letters and digits, as the board shows it."
+        return
+    try:
+        ss[_STUDENT] = classes().join(code, browser_id(), _client(), ss.get("room_name", ""))
+    except ClassError as exc:
+        ss["room_error"] = str(exc)
+        return
+    if JOIN_PARAM in st.query_params:
+        del st.query_params[JOIN_PARAM]
