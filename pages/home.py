@@ -4,7 +4,7 @@ import streamlit as st
 
 from studio.lessons import lessons
 from studio.page import require_app
-from studio.room.panel import join_box, join_code_panel, teaching
+from studio.room.panel import join_box, join_code_panel, teaching_safely
 
 require_app()
 st.title("Autograd Studio")
@@ -12,7 +12,7 @@ st.markdown(
     "See how PyTorch lets you define **new autograd Functions**, then train with one, live. "
     "Every chart here comes from code that runs: change a number and train again."
 )
-held = teaching()
+held = teaching_safely()
 if held is not None:
     with st.container(border=True):
         join_code_panel(held[0])

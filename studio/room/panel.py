@@ -4,7 +4,9 @@ in the class in the session's state."""
 
 from __future__ import annotations
 
+import functools
 import io
+import logging
 from urllib.parse import urlsplit
 
 import segno
@@ -15,6 +17,8 @@ from ..runner import current_session_id
 from .classes import MAX_NAME, ClassError, Classes, clean_code
 from .store import open_store
 
+log = logging.getLogger(__name__)
+UNAVAILABLE = "Classes are unavailable on this server just now: it cannot reach its class store (its log says why)."
 _TEACHER, _STUDENT = "room_teacher", "room_student"  # session keys: (code, key) and Student
 JOIN_PARAM = "join"  # ?join=CODE: the join link
 
@@ -22,6 +26,20 @@ JOIN_PARAM = "join"  # ?join=CODE: the join link
 def classes() -> Classes:
     """The process's classes, on the store its configuration names (``STUDIO_STORE``)."""
     return process_wide("room_classes", lambda: Classes(open_store()))
+
+
+def guarded(fn):
+    """A class action whose refusal (ClassError) or failing store is one sentence on screen, never a traceback."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ClassError as exc:
+            st.session_state["room_error"] = str(exc)
+        except Exception:  # the store (Redis, the SQLite file) failed: the page goes on without classes
+            log.exception("the class store failed")
+            st.session_state["room_error"] = UNAVAILABLE
+    return wrapper
 
 
 def browser_id() -> str:
@@ -36,6 +54,11 @@ def join_link(code: str) -> str:
     """The address a student opens: this app's home page with the code, never the teacher key."""
     url = urlsplit(st.context.url or "http://localhost:8501/")
     return f"{url.scheme}://{url.netloc}/?{JOIN_PARAM}={code}"
+
+
+def _local_only(link: str) -> bool:
+    host = urlsplit(link).hostname or ""
+    return host == "localhost" or host.startswith("127.") or host == "::1"
 
 
 def qr_png(text: str, scale: int = 10) -> bytes:
@@ -56,33 +79,34 @@ def teaching() -> tuple[str, str] | None:
     return held
 
 
-def _start() -> None:
+def teaching_safely() -> tuple[str, str] | None:
+    """``teaching()``, or None when the store cannot be read (the sidebar says so)."""
     try:
-        room, key = classes().start()
-    except ClassError as exc:
-        st.session_state["room_error"] = str(exc)
-        return
+        return teaching()
+    except Exception:
+        return None
+
+
+@guarded
+def _start() -> None:
+    room, key = classes().start()
     st.session_state[_TEACHER] = (room.code, key)
     st.session_state.pop(_STUDENT, None)
 
 
+@guarded
 def _end() -> None:
     held = st.session_state.pop(_TEACHER, None)
     if held is not None:
-        try:
-            classes().end(*held)
-        except ClassError as exc:
-            st.session_state["room_error"] = str(exc)
+        classes().end(*held)
 
 
+@guarded
 def _delete() -> None:
     held = st.session_state.pop(_TEACHER, None)
     if held is not None:
-        try:
-            classes().delete(*held)
-            st.session_state["room_note"] = "The class's data is deleted."
-        except ClassError as exc:
-            st.session_state["room_error"] = str(exc)
+        classes().delete(*held)
+        st.session_state["room_note"] = "The class's data is deleted."
 
 
 def _leave() -> None:
@@ -100,10 +124,16 @@ def class_box() -> None:
     """The sidebar's Class section: start one, or what this browser is in."""
     st.subheader("Class")
     _messages()
-    held, student = teaching(), st.session_state.get(_STUDENT)
+    try:
+        held, student = teaching(), st.session_state.get(_STUDENT)
+        count = classes().head_count(held[0]) if held is not None else 0
+    except Exception:
+        log.exception("the class store failed")
+        st.caption(UNAVAILABLE)
+        return
     if held is not None:
         code = held[0]
-        st.markdown(f"Teaching class **{code}** · {classes().head_count(code)} joined")
+        st.markdown(f"Teaching class **{code}** · {count} joined")
         st.code(join_link(code), language=None)
         st.button("Show the join code", key="room_show", type="primary", on_click=_show_code, args=(code,),
                   width="stretch", help="The code, the link and a QR code, large, for the projector.")
@@ -144,12 +174,15 @@ def join_code_panel(code: str, size: str = "large") -> None:
                     unsafe_allow_html=True)  # the code is 5 characters of ALPHABET, never a student's text
         st.markdown("Open the link or scan the code, then pick a nickname:")
         st.code(join_link(code), language=None)
+        if _local_only(join_link(code)):
+            st.warning("This address only works on this computer. For students' devices, open the app by this "
+                       "computer's address on the network (the Network URL that `streamlit run` prints).")
     right.image(qr_png(join_link(code)), caption="Scan to join", width=320, output_format="PNG")  # JPEG blurs it
 
 
 def join_box() -> None:
     """The home page's "Join a class": the code (filled in from a join link) and a nickname."""
-    if st.session_state.get(_STUDENT) is not None or teaching() is not None:
+    if st.session_state.get(_STUDENT) is not None or st.session_state.get(_TEACHER) is not None:
         return
     if JOIN_PARAM in st.query_params and "room_code" not in st.session_state:
         st.session_state["room_code"] = clean_code(st.query_params.get(JOIN_PARAM, ""))
@@ -163,16 +196,12 @@ def join_box() -> None:
         _messages()
 
 
+@guarded
 def _join() -> None:
     ss = st.session_state
     code = clean_code(ss.get("room_code", ""))
     if not code:
-        ss["room_error"] = "A class code is 5 letters and digits, as the board shows it."
-        return
-    try:
-        ss[_STUDENT] = classes().join(code, browser_id(), _client(), ss.get("room_name", ""))
-    except ClassError as exc:
-        ss["room_error"] = str(exc)
-        return
+        raise ClassError("A class code is 5 letters and digits, as the board shows it.")
+    ss[_STUDENT] = classes().join(code, browser_id(), _client(), ss.get("room_name", ""))
     if JOIN_PARAM in st.query_params:
         del st.query_params[JOIN_PARAM]

@@ -75,3 +75,24 @@ def test_delete_this_class_s_data(room_store, app):
     app.sidebar.button(key="room_delete").click().run()
     assert room_store.room(code) is None
     assert any("deleted" in s.value for s in app.sidebar.success)
+
+
+def test_a_link_only_this_computer_can_open_says_so():
+    assert panel._local_only("http://localhost:8501/?join=ABCDE") and panel._local_only("http://127.0.0.1:9/?join=A")
+    assert not panel._local_only("http://192.168.1.20:8501/?join=ABCDE")
+    assert not panel._local_only("https://studio.school.example/?join=ABCDE")
+
+
+def test_a_store_that_fails_is_one_sentence_and_the_page_goes_on(app, monkeypatch):
+    class Down:
+        def __getattr__(self, name):
+            raise ConnectionError("Error 111 connecting to 10.0.0.10:6379. Connection refused.")
+
+    monkeypatch.setattr(panel, "classes", lambda: Down())
+    app.sidebar.button(key="room_start").click().run()
+    assert not app.exception
+    assert [e.value for e in app.sidebar.error] == [panel.UNAVAILABLE]
+    app.session_state["room_teacher"] = ("ABCDE", "key")  # a teacher whose store then went away
+    app.run()
+    assert not app.exception and panel.UNAVAILABLE in [c.value for c in app.sidebar.caption]
+    assert app.title[0].value == "Autograd Studio"  # the page itself still draws
