@@ -13,8 +13,8 @@ import segno
 import streamlit as st
 
 from ..process import process_wide
-from ..runner import current_session_id
-from .classes import MAX_NAME, ClassError, Classes, clean_code
+from . import memory
+from .classes import KEEP, MAX_NAME, ClassError, Classes, clean_code
 from .store import open_store
 
 log = logging.getLogger(__name__)
@@ -43,7 +43,33 @@ def guarded(fn):
 
 
 def browser_id() -> str:
-    return current_session_id() or "local"
+    return memory.browser_id()
+
+
+def _remembered(key: str) -> str:
+    return f"browser:{key}:class"
+
+
+def restore() -> None:
+    """Once per session: a reloaded browser is again the teacher of its class (its cookie holds the key), or
+    again the student it was (the store keeps its class under the browser's id)."""
+    ss = st.session_state
+    if ss.get("room_restored"):
+        return
+    ss["room_restored"] = True
+    held = memory.teacher_cookie()
+    if held is not None and ss.get(_TEACHER) is None:
+        try:
+            classes().teacher_room(*held)
+            ss[_TEACHER] = held
+        except ClassError:
+            pass  # the class ended, or the cookie is not this class's key: this browser is not its teacher
+    raw = classes().store.get(_remembered(browser_id()))
+    if raw is not None and ss.get(_STUDENT) is None and ss.get(_TEACHER) is None:
+        student = classes().student(raw.decode(), browser_id())
+        room = classes().room(raw.decode())
+        if student is not None and room is not None and not room.over:
+            ss[_STUDENT] = student
 
 
 def _client() -> str:
@@ -109,8 +135,10 @@ def _delete() -> None:
         st.session_state["room_note"] = "The class's data is deleted."
 
 
+@guarded
 def _leave() -> None:
     st.session_state.pop(_STUDENT, None)
+    classes().store.drop(_remembered(browser_id()))
 
 
 def _messages() -> None:
@@ -125,12 +153,14 @@ def class_box() -> None:
     st.subheader("Class")
     _messages()
     try:
+        restore()
         held, student = teaching(), st.session_state.get(_STUDENT)
         count = classes().head_count(held[0]) if held is not None else 0
     except Exception:
         log.exception("the class store failed")
         st.caption(UNAVAILABLE)
         return
+    memory.write(held)
     if held is not None:
         code = held[0]
         st.markdown(f"Teaching class **{code}** · {count} joined")
@@ -203,5 +233,6 @@ def _join() -> None:
     if not code:
         raise ClassError("A class code is 5 letters and digits, as the board shows it.")
     ss[_STUDENT] = classes().join(code, browser_id(), _client(), ss.get("room_name", ""))
+    classes().store.put(_remembered(browser_id()), ss[_STUDENT].code.encode(), KEEP)  # back after a reload
     if JOIN_PARAM in st.query_params:
         del st.query_params[JOIN_PARAM]

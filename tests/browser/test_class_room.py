@@ -55,6 +55,25 @@ def test_a_teacher_starts_a_class_and_two_students_join(server, browser):
         assert exception_boxes(page) == 0
     assert exception_boxes(teacher) == 0
 
+    # A reload is a new session: the teacher is still the teacher, each student still in the class.
+    for page, says in ((teacher, f"Teaching class {code}"), (by_link, f"In class {code} as Ada"),
+                       (by_code, f"In class {code} as Student 2")):
+        page.reload()
+        wait_idle(page)
+        expect(page.locator('[data-testid="stSidebar"]')).to_contain_text(says)
+    assert "?join" not in by_link.url
+    cookies = {c["name"]: c["value"] for c in teacher.context.cookies()}
+    assert cookies["studio_teacher"].startswith(code + ".")  # the key is in the teacher's browser only
+    assert "studio_teacher" not in {c["name"] for c in by_link.context.cookies()}
+    teacher.get_by_role("button", name="End the class").click()
+    wait_idle(teacher)
+    teacher.reload()
+    wait_idle(teacher)
+    expect(teacher.get_by_role("button", name="Start a class")).to_be_visible()
+    by_code.reload()
+    wait_idle(by_code)
+    expect(by_code.get_by_label("Class code")).to_be_visible()  # the class ended: join another
+
 
 def test_a_wrong_code_says_so(server, browser):
     page = open_page(browser.new_context(), server)
