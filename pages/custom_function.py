@@ -49,6 +49,11 @@ def verdict(spec, cls: str, agree) -> str:
            f"largest difference {agree.forward_diff:.2g} forward, {agree.backward_diff:.2g} backward")
     forward = (f"**Forward agrees** with `{ref}` (row 2 against `{ref}(x)`)" if agree.forward_ok
                else f"**Forward differs** from `{ref}` (row 2 against `{ref}(x)`)")
+    if not agree.backward_ok and agree.at_kinks_only and spec.correct:
+        return (f"{forward}. Backward differs only at a kink (rows 5 and 6), and both are right there: at a kink "
+                f"any slope between those on either side is a valid subgradient, so `{cls}`'s choice is as valid "
+                f"as `{ref}`'s (MyReLU's 1 at x = 0, torch.relu's 0). Lesson 4 shows where this makes two "
+                f"trainings differ. Compared with {tol}.")
     if not agree.backward_ok:
         return f"{forward}. **Backward differs**: rows 5 and 6 disagree. Compared with {tol}."
     if not spec.correct:
@@ -99,7 +104,7 @@ for i, (column, panel) in enumerate(zip(st.columns(2), function_panels(
         plot(panel, key=f"cf_figure_{i}")
 
 show_gradcheck(gradcheck_report(name, torch.tensor(x, dtype=torch.float64)))
-st.markdown(verdict(spec, cls, compare_to_reference(trace)))
+st.markdown(verdict(spec, cls, compare_to_reference(trace, spec.kinks)))
 
 with st.expander("Show the code that ran", expanded=False):
     st.code(inspect.getsource(spec.fn), language="python")

@@ -1,7 +1,6 @@
 """Lesson 5: the playground. An MLP with the custom ReLU learns nonlinear boundaries (or a regression), TF
 Playground's way, with its gradient flow beside and the run as a PyTorch script."""
 
-import numpy as np
 import streamlit as st
 
 from autodiff_core.data import PLAYGROUND_DATASETS, is_regression, label_noise_note
@@ -9,7 +8,13 @@ from autodiff_core.diagram import GRID, MAX_WIDTH, drawable, network_state
 from autodiff_core.features import ordered
 from autodiff_core.figures.gradflow import discretized, gradient_flow_figure, gradient_flow_live
 from autodiff_core.figures.network import network_figure, network_live_spec, network_live_state
-from autodiff_core.figures.playground import LIVE_WINDOW, playground_live_payload, playground_replay_figure, score_name
+from autodiff_core.figures.playground import (
+    LIVE_WINDOW,
+    drawn,
+    playground_live_payload,
+    playground_replay_figure,
+    score_name,
+)
 from autodiff_core.figures.theme import PRESENT_FONT, present_layout
 from autodiff_core.graph import to_dot
 from autodiff_core.playground import MAX_DEPTH, PlaygroundConfig, backward_problem
@@ -111,15 +116,9 @@ if (run := current_run("playground")) is not None:
 widget("pg_slow")
 
 
-def drawn(points, y) -> tuple:
-    """Points with their class; for a regression, the targets' signs and the targets, which colour them."""
-    y = y.cpu().float().numpy()
-    return (points.numpy(), (y > 0).astype(np.float32), y) if pg.config.regression else (points.numpy(), y)
-
-
-train = drawn(pg.points_train, pg.y_train)
+train = drawn(pg.points_train, pg.y_train, pg.config.regression)
 shown = None if st.session_state.pg_show_test else 0  # none of the test points when they are hidden
-test = drawn(pg.points_test[:shown], pg.y_test[:shown])
+test = drawn(pg.points_test[:shown], pg.y_test[:shown], pg.config.regression)
 discretize, regression = st.session_state.pg_discretize, pg.config.regression
 
 

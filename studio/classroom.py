@@ -171,7 +171,8 @@ def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
         try:
             loaded, config, snaps, record = from_json(upload.getvalue())
             if loaded != lesson:
-                raise ValueError(f"This run file is from lesson {loaded}; open that lesson to replay it.")
+                raise ValueError(f"This run file is a run of {lessons.lesson(loaded).nav_title}; open that lesson "
+                                 "to replay it.")
         except ValueError as exc:  # one sentence that may quote the file: shown as text, never as markdown
             st.error(plain(str(exc)))
             return

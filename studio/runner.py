@@ -13,6 +13,7 @@ its page has been away too long and releases it when its session ends (``studio.
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 import sys
 import threading
@@ -242,8 +243,8 @@ class LiveRun:
                 self._kept = max(100, min(MAX_KEPT, KEPT_BYTES // max(1, _size(snap))))
             self.snapshots.append(snap)
             self.count += 1
-            if len(self.snapshots) > self._kept:  # keep the first, thin the middle, keep the newest
-                self.snapshots = self.snapshots[:-1:2] + [self.snapshots[-1]]
+            if len(self.snapshots) > self._kept:  # half of them, spread over the whole run, its start included
+                self.snapshots = spread(self.snapshots, self.step_of, self._kept // 2)
             if self.light is not None:
                 self.trail.append(self.light(snap))
                 if len(self.trail) > MAX_TRAIL:
@@ -284,6 +285,16 @@ def evenly(records: list, step_of: Callable[[Any], int], n: int) -> list:
             due = step + gap
     kept.append(records[-1])
     return kept
+
+
+def spread(records: list, step_of: Callable[[Any], int], n: int) -> list:
+    """About ``n`` of ``records`` (in step order): half evenly over the steps, half evenly over the steps' logarithm,
+    so a replay keeps a run's first steps (where a boundary forms) and its whole length. Halving by index again
+    and again kept the newest and starved the start: a 2,044-step run kept "0, 808, 928, ..."."""
+    first = step_of(records[0])
+    chosen = {id(r) for r in evenly(records, step_of, n // 2)}
+    chosen |= {id(r) for r in evenly(records, lambda r: math.log1p(step_of(r) - first), n - n // 2)}
+    return [r for r in records if id(r) in chosen]
 
 
 def _explain(exc: Exception) -> str:

@@ -26,7 +26,7 @@ from . import (
     thin,
     thin_even,
 )
-from .playground import playground_replay_figure
+from .playground import drawn, playground_replay_figure
 from .theme import base_layout, recolor, style
 
 CURVE_POINTS = 150  # points of the loss curve in one replay frame
@@ -157,8 +157,8 @@ def _logistic_replay(config, snaps: Sequence):
 
 def _playground_replay(config, snaps: Sequence):
     pg = Playground(config)  # data and the initial model only
-    train = (pg.x_train.cpu().float().numpy(), pg.y_train.cpu().numpy())
-    test = (pg.x_test.cpu().float().numpy(), pg.y_test.cpu().numpy())
+    train = drawn(pg.points_train, pg.y_train, config.regression)  # as the page draws them: by target
+    test = drawn(pg.points_test, pg.y_test, config.regression)
     return playground_replay_figure(snaps, pg.extent, config.grid, train, test, regression=config.regression)
 
 

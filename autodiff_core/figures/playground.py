@@ -74,6 +74,14 @@ def _layout(extent, steps_axis: int, regression: bool = False) -> dict:
     return layout
 
 
+def drawn(points, y, regression: bool) -> tuple:
+    """Points (tensors) as ``_points`` takes them: with their class, or for a regression with the targets' signs
+    and the targets, which colour them. The page, a loaded run and an export draw them through this."""
+    y = y.cpu().float().numpy()
+    points = points.cpu().float().numpy()
+    return (points, (y > 0).astype(np.float32), y) if regression else (points, y)
+
+
 def _points(train, test) -> list[dict]:
     """Four traces: train and test points of class 0 and 1. ``train`` and ``test`` are ``(points, classes)``,
     or for a regression ``(points, classes, targets)``: the classes are then the targets' signs, and each point

@@ -167,9 +167,9 @@ def _against_reference(c: Challenge, x, y, grad, name: str) -> list[str]:
                 return [f"In {name}, on a batch of shape {TRAINING_SHAPE}, your {what} returns no gradient of "
                         "the input's shape."]
             j = int((yours - want).abs().argmax())
+            at, a, b = same_precision(x.view(-1)[j].item(), yours.view(-1)[j].item(), want.view(-1)[j].item())
             return [f"In {name}, on a batch of shape {TRAINING_SHAPE} (training's size), your {what} differs from "
-                    f"{c.reference_name}'s: at input {x.view(-1)[j].item():.4g} it gives {yours.view(-1)[j].item():.4g}"
-                    f", {c.reference_name} gives {want.view(-1)[j].item():.4g}."]
+                    f"{c.reference_name}'s: at input {at} it gives {a}, {c.reference_name} gives {b}."]
     return []
 
 
@@ -210,6 +210,13 @@ class _Allocations(TorchDispatchMode):
         self.live -= size
 
 
+def same_precision(x: float, yours: float, want: float) -> tuple[str, str, str]:
+    """The input and the two answers at one precision, with enough digits that the answers read differently:
+    "at input -2.87 it gives -2.866" read as a mismatch that only rounding made."""
+    digits = next((d for d in range(4, 13) if f"{yours:.{d}g}" != f"{want:.{d}g}"), 12)
+    return f"{x:.{digits}g}", f"{yours:.{digits}g}", f"{want:.{digits}g}"
+
+
 def _compare_forward(fn, c: Challenge, xs) -> tuple[bool, str]:
     with torch.no_grad():
         yours, ref = fn.apply(*xs), c.reference(*xs)
@@ -219,8 +226,9 @@ def _compare_forward(fn, c: Challenge, xs) -> tuple[bool, str]:
     if torch.allclose(yours, ref, **CLOSE):
         return True, ""
     j = int((yours - ref).abs().argmax())
-    return False, (f"Your forward differs from {c.reference_name}: at input {xs[0][j].item():.3g} it gives "
-                   f"{yours[j].item():.4g}, {c.reference_name} gives {ref[j].item():.4g}.")
+    x, a, b = same_precision(xs[0][j].item(), yours[j].item(), ref[j].item())
+    return False, (f"Your forward differs from {c.reference_name}: at input {x} it gives {a}, "
+                   f"{c.reference_name} gives {b}.")
 
 
 def _needs_input_grad(fn, c: Challenge, xs) -> list[str]:

@@ -20,7 +20,7 @@ from autodiff_core.features import FEATURES
 from autodiff_core.playground import MAX_DEPTH, Playground, PlaygroundConfig
 from autodiff_core.runs_io import from_json, run_record, to_json
 from studio import classroom, runner
-from studio.lessons import MAX_NEURONS
+from studio.lessons import MAX_NEURONS, lesson
 from tests.studio.test_classroom import _same
 
 MD = ("**bold**", "[x](http://evil.example)", "![i](http://evil.example/i.png)", "<img src=x onerror=alert(1)>")
@@ -255,7 +255,9 @@ def test_hostile_uploads_show_a_plain_message_and_never_an_exception(app):
         assert error.value == classroom.plain(message(data)), name
     assert "\\*\\*bold\\*\\*" in classroom.plain(message(HOSTILE["bold key"][0]))
     _upload(app, "logistic", to_json(RECORDS["two_layer"]).encode())  # a real file of another lesson
-    assert not app.exception and "from lesson two\\_layer" in app.error[0].value
+    title = classroom.plain(f"a run of {lesson('two_layer').nav_title};")  # as navigation names it, not its key
+    said = app.error[0].value
+    assert not app.exception and title in said and "two\\_layer" not in said
     _upload(app, "logistic", LOGISTIC.encode())  # and a real one of this lesson replays
     assert not app.exception and not app.error
     states = len(RECORDS["logistic"]["snapshots"])

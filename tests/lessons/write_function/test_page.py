@@ -59,6 +59,7 @@ def test_a_wrong_relu_then_a_right_one(app):
 def test_refused_code_names_its_line_and_draws_nothing(app):
     at = submit(open_lesson(app), "import os\n" + RELU)
     assert any(e.value.startswith("Line 1") and "no imports" in e.value for e in at.error)
+    assert not any("`" in e.value for e in at.error), "the reason is plain text: a backtick would show as one"
     assert chart(at, "wf_jacobians") is None
 
 
