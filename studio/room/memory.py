@@ -43,6 +43,11 @@ def browser_id() -> str:
     return ss["room_browser"]
 
 
+def known_browser() -> bool:
+    """Whether this browser came with its id cookie (it was here before), so the store may know it."""
+    return bool(_BROWSER_ID.fullmatch(_cookie(BROWSER)))
+
+
 def teacher_cookie() -> tuple[str, str] | None:
     """(code, teacher key) as this browser's cookie holds them, if it holds a well-formed pair."""
     m = _TEACHER_HELD.fullmatch(_cookie(TEACHER))

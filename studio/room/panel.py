@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 import segno
 import streamlit as st
 
+from ..links import echo
 from ..process import process_wide
 from . import memory
 from .classes import KEEP, MAX_NAME, ClassError, Classes, clean_code
@@ -64,8 +65,10 @@ def restore() -> None:
             ss[_TEACHER] = held
         except ClassError:
             pass  # the class ended, or the cookie is not this class's key: this browser is not its teacher
+    if ss.get(_STUDENT) is not None or ss.get(_TEACHER) is not None or not memory.known_browser():
+        return  # a browser without the cookie never joined a class: nothing to read from the store
     raw = classes().store.get(_remembered(browser_id()))
-    if raw is not None and ss.get(_STUDENT) is None and ss.get(_TEACHER) is None:
+    if raw is not None:
         student = classes().student(raw.decode(), browser_id())
         room = classes().room(raw.decode())
         if student is not None and room is not None and not room.over:
@@ -171,7 +174,8 @@ def class_box() -> None:
         st.button("Delete this class's data", key="room_delete", on_click=_delete, type="tertiary",
                   help="Ends the class and deletes its students, submissions and answers from this server now.")
     elif student is not None:
-        st.markdown(f"In class **{student.code}** as **{student.shown}**")
+        # a nickname is a student's text: shown as plain text in a code span, never as markdown
+        st.markdown(f"In class **{student.code}** as {echo(student.shown)}")
         st.button("Leave the class", key="room_leave", on_click=_leave, width="stretch")
     else:
         st.button("Start a class", key="room_start", on_click=_start, width="stretch",

@@ -8,11 +8,10 @@ import pytest
 
 from studio.room import classes as rc
 from studio.room.classes import ALPHABET, ClassError, Classes, clean_code
-from tests.studio.test_room_store import redis_url, store  # noqa: F401  (fixtures: both stores)
 
 
 @pytest.fixture
-def room(store):  # noqa: F811
+def room(store):
     c = Classes(store)
     r, key = c.start()
     return c, r, key
@@ -98,7 +97,7 @@ def test_the_board_takes_one_submission_per_run(room):
     assert [s["figures"]["loss"] for s in c.submissions(r.code)] == [0.5, None]
 
 
-def test_a_submission_to_another_class_is_refused(store):  # noqa: F811
+def test_a_submission_to_another_class_is_refused(store):
     c = Classes(store)
     mine, _ = c.start()
     other, _ = c.start()

@@ -46,7 +46,7 @@ def test_a_student_joins_with_a_code_and_a_nickname(room_store, app):
     assert not app.exception and not app.error
     student = app.session_state["room_student"]
     assert (student.code, student.shown) == (room.code, "Ada")
-    assert f"In class **{room.code}** as **Ada**" in _texts(app)
+    assert f"In class **{room.code}** as `Ada`" in _texts(app)
     assert room_store.head_count(room.code) == 1
 
 
@@ -96,3 +96,12 @@ def test_a_store_that_fails_is_one_sentence_and_the_page_goes_on(app, monkeypatc
     app.run()
     assert not app.exception and panel.UNAVAILABLE in [c.value for c in app.sidebar.caption]
     assert app.title[0].value == "Autograd Studio"  # the page itself still draws
+
+
+def test_a_nickname_is_shown_as_plain_text_never_as_markdown(room_store, app):
+    room, _ = room_store.start()
+    app.text_input(key="room_code").input(room.code).run()
+    app.text_input(key="room_name").input("**B**[x](http://e.x)").run()
+    app.button(key="room_join").click().run()
+    line = next(m.value for m in app.sidebar.markdown if "In class" in m.value)
+    assert line == f"In class **{room.code}** as `**B**[x](http://e.x)`"  # in a code span: no bold, no link
