@@ -224,8 +224,16 @@ class Classes:
             raise ClassError("You already sent this run to the class.")
         if self.store.push(_k(room.code, "subs"), body.encode(), KEEP + IDLE) > MAX_SUBMISSIONS:
             raise ClassError("The class board is full.")
-        self._save(room)  # the teacher's board redraws
+        self._news(room.code)  # the teacher's board redraws; the students' pages need not
         return json.loads(body)
+
+    def _news(self, code: str) -> None:
+        self.store.count(_k(code, "news"), KEEP + IDLE)
+
+    def news(self, code: str) -> int:
+        """A number that goes up with every submission and answer: what the teacher's board and question show."""
+        raw = self.store.get(_k(code, "news"))
+        return int(raw) if raw else 0
 
     def submissions(self, code: str) -> list[dict]:
         return [json.loads(x) for x in self.store.items(_k(code, "subs"))][:MAX_SUBMISSIONS]
@@ -258,6 +266,7 @@ class Classes:
             raise ClassError("Too many answers in a minute. Wait a moment.")
         value = _answer(q, value)
         self.store.push(_k(code, "answers", q.id), json.dumps([student.id, value]).encode(), KEEP + IDLE)
+        self._news(code)
 
     def answers(self, code: str, question_id: str) -> dict[str, object]:
         """Each student's last answer to the question."""

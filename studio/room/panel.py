@@ -108,6 +108,11 @@ def teaching() -> tuple[str, str] | None:
     return held
 
 
+def joined():
+    """The ``Student`` this browser is in a class as, or None."""
+    return st.session_state.get(_STUDENT)
+
+
 def teaching_safely() -> tuple[str, str] | None:
     """``teaching()``, or None when the store cannot be read (the sidebar says so)."""
     try:

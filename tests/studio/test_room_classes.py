@@ -154,3 +154,15 @@ def test_an_idle_class_ends_by_itself(room, monkeypatch):
     assert c.room(r.code).over
     with pytest.raises(ClassError, match="ended"):
         c.join(r.code, "a", "ip")
+
+
+def test_submissions_and_answers_are_news_for_the_teacher_not_for_followers(room):
+    c, r, key = room
+    ada = c.join(r.code, "browser-ada-0000000", "1.2.3.4", "Ada")
+    version = c.room(r.code).version
+    assert c.news(r.code) == 0
+    c.submit(ada, r.code, {"lesson": "logistic", "run_id": "a1", "settings": {}, "figures": {"loss": 0.1}})
+    q = c.ask(r.code, key, "Where does the loss go?", ["down", "up"]).question
+    version = c.room(r.code).version  # asking is a change every follower's page shows
+    c.answer(ada, r.code, q.id, "down")
+    assert c.news(r.code) == 2 and c.room(r.code).version == version  # students' pages do not redraw for these
