@@ -14,6 +14,7 @@ if __name__ == "__main__":
     from studio.offline_notice import offline_notice
     from studio.page import student_function_stopped
     from studio.presenter import presenter_toggle, sidebar_state
+    from studio.room.follow import lead_or_follow
     from studio.session_functions import share_with_lessons
     from studio.sidebar import sidebar
     from studio.state import remember
@@ -24,6 +25,7 @@ if __name__ == "__main__":
 
     page = st.navigation([st.Page("pages/home.py", title="Home", default=True),
                           *(st.Page(x.page, title=x.nav_title, url_path=x.key) for x in lessons())])
+    lead_or_follow(page.url_path)  # in a class: the teacher's page leads it, a student's follows
     sidebar()
     presenter_toggle()
     with st.sidebar:
@@ -33,17 +35,19 @@ if __name__ == "__main__":
     except Exception as exc:
         if not student_function_stopped(exc):  # a student's Function stopped at a limit while the page drew it
             raise
-    remember()
+    finally:
+        remember()  # also when the page ended early (st.stop: a following student's page ends at the chart)
     warm_up()  # once per process, in the background, after the first page is drawn
 else:
     from starlette.middleware import Middleware
 
     from studio import assets, boot, feed
     from studio.page import navigation_only
+    from studio.room import relay
 
     navigation_only()
 
     # torch and the engine load in the background from the server's first request on; the live feed's polls
     # are answered ahead of Streamlit's own middleware (feed.FastLane), its route stays for anything else.
-    app = st.App(__file__, routes=feed.ROUTES + assets.ROUTES,
+    app = st.App(__file__, routes=feed.ROUTES + relay.ROUTES + assets.ROUTES,
                  middleware=[Middleware(boot.PreloadOnFirstRequest), Middleware(feed.FastLane)])

@@ -30,6 +30,7 @@ from studio.live_view import current_run, speed_value, status_text
 from studio.page import require_app
 from studio.playground_session import PlaygroundSession
 from studio.presets import bind_lesson, settings_box
+from studio.room.follow import following, view
 from studio.runner import LiveRun
 from studio.sidebar import current_settings
 from studio.weight_editor import CLICKABLE, weight_editor
@@ -99,6 +100,8 @@ elif not presenter.presenting() and (note := label_noise_note(config.dataset, (p
                                                               (pg.points_test, pg.y_test))):
     st.caption(note)  # why train and test losses differ so: the flipped labels are not shared out evenly
 
+if following("playground"):
+    view("playground")  # the teacher's run, in place of the student's own: the page ends there
 c = st.columns([1, 1, 1, 1, 4], vertical_alignment="bottom")
 widget("pg_speed", c[4])
 speed = speed_value(st.session_state.pg_speed)

@@ -181,6 +181,12 @@ def _cache(run: LiveRun) -> _Cache:
     return cache
 
 
+def build(run: LiveRun) -> _Built:
+    """The run's current payload, built as for its charts (at most every ``BUILD_EVERY`` s, shared with them);
+    the run must be published."""
+    return _cache(run).current(run)
+
+
 def _json(body: dict, status: int = 200) -> Response:
     return Response(_dumps(body), status_code=status, media_type="application/json", headers=_HEADERS)
 

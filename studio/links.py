@@ -244,6 +244,12 @@ def bind(lesson: str, settings: list[Setting], presets: dict[str, dict] | None =
     write_url(settings, legacy)
 
 
+def mark_read(lesson: str) -> None:
+    """The lesson's settings came from elsewhere (the teacher a student follows): the page's URL no longer sets
+    them, and the address bar follows them from now on."""
+    st.session_state[f"_links_read_{lesson}"] = True
+
+
 def current_values(settings: list[Setting]) -> dict:
     return {s.key: st.session_state[s.key] for s in settings if s.key in st.session_state}
 

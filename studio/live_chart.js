@@ -7,6 +7,7 @@
 // says the run was lost and asks for the rerun too, which offers Train again.
 const PLOTLY_SRC = "/api/assets/plotly.min.js";  // studio/assets.py
 const FEED_MS = 100;  // pause between one feed response and the next request
+const RELAY_IDLE_MS = 400;  // between asks of a class relay while the teacher's run is not going
 const RETRY_MS = 1000;  // after a failed request (server busy or restarting)
 const ASK_MS = 3000, ASK_TRIES = 10;  // the rerun asked for when a run ends: asked again until one draws
 const GOING = ["queued", "starting", "running"];  // a run's statuses while it is going
@@ -611,23 +612,33 @@ function showStatus(root) {
 
 function follow(root) {
   // Ask the feed for what is new until it says the run ended, then ask for the rerun that draws the
-  // finished run.
-  const s = root.__studio, feed = s.data.feed;
+  // finished run. A chart that follows a class's teacher (data.follow) keeps asking after a run ends: the
+  // class relay answers with the teacher's next run whole when it starts.
+  const s = root.__studio, feed = s.data.feed, relayed = !!s.data.follow;
   if (!feed || s.feed === feed) return;  // no run going, or already following this one
   s.feed = feed;
   s.failures = 0;
   const chain = s.chain = (s.chain || 0) + 1;  // one request at a time, whatever mounts and cleanups happen
   const next = () => {
     if (s.feed !== feed || s.chain !== chain) return;  // a newer run, or the script run after Stop, took over
-    const url = `${feed}?after=${newestSeq(s.data)}&layout=${encodeURIComponent(s.data.layout_id || "")}`;
+    const run = relayed ? `&run=${encodeURIComponent(s.data.run || "")}` : "";
+    const url = `${feed}${feed.includes("?") ? "&" : "?"}after=${newestSeq(s.data)}` +
+      `&layout=${encodeURIComponent(s.data.layout_id || "")}${run}`;
     fetch(url, { cache: "no-store" })
       .then((r) => (r.ok ? r.json() : [404, 410].includes(r.status) ? { gone: r.status } : Promise.reject(new Error(r.statusText))))
       .then((update) => {
         if (s.feed !== feed || s.chain !== chain) return;
         s.failures = 0;
+        if (relayed && !update.gone) {
+          if (update.full) setData(root, Object.assign(update, { feed, follow: true }));  // the teacher's next run
+          else if (!update.waiting) merge(root, update);
+          tick(root);
+          setTimeout(next, GOING.includes(s.data.status) ? FEED_MS : RELAY_IDLE_MS);
+          return;
+        }
         if (update.gone) {
           s.feed = null;
-          lost(root, update.gone === 410
+          lost(root, relayed ? "This class has ended." : update.gone === 410
             ? "This run ended with its session. Press Train to start a new one."
             : "The run was lost: the server restarted. Press Train to start again.");
           return;

@@ -15,6 +15,7 @@ from pathlib import Path
 import streamlit as st
 
 from .feed import layout_id, publish
+from .room.lead import relay_run
 from .runner import LiveRun
 
 _HTML = """<div class="studio-live">
@@ -77,6 +78,13 @@ def live_chart(payload: Callable[[LiveRun | None], dict], run: LiveRun | None, *
     data["layout_id"] = layout_id(data.get("layout"), data.get("base"))  # the feed resends them when they change
     if live and run is not None and not run.released:
         data["feed"] = publish(run, payload)
+        relay_run(run)  # a teacher's run is relayed to the class that follows it
+    _component(key=key, data=data, height="content", on_ended_change=_ended)
+
+
+def follow_chart(data: dict, *, key: str) -> None:
+    """The live chart under ``key`` with a payload from the class relay (``studio.room.relay``), which it keeps
+    reading for the teacher's next run after one ends (``data["follow"]``)."""
     _component(key=key, data=data, height="content", on_ended_change=_ended)
 
 

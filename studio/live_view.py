@@ -13,6 +13,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from . import lessons
+from .room.follow import following, view
 from .runner import LiveRun, current_session_id
 
 
@@ -42,6 +43,8 @@ def speed_value(text: str) -> float | None:
 def controls(lesson: str, start: Callable[[], LiveRun] | None) -> LiveRun | None:
     """Train and Stop buttons and the speed slider (the lesson's setting ``<lesson>_speed``). ``start`` is None
     when the settings are invalid."""
+    if following(lesson):
+        view(lesson)  # the teacher's run, in place of the student's own: the page ends there
     run = current_run(lesson)
     running = run is not None and run.running
     c1, c2, c3 = st.columns([1, 1, 3], vertical_alignment="bottom")

@@ -12,6 +12,7 @@ import streamlit as st
 from . import links
 from .lessons import lesson as _lesson
 from .presenter import presenting
+from .room.follow import bar as follow_bar
 from .session_functions import ActivationSetting, link_consent  # a lesson 6 Function travels in links as code
 from .sidebar import take_notes
 
@@ -22,6 +23,7 @@ def bind_lesson(key: str) -> None:
     lesson = _lesson(key)
     # in the presenter view, the sidebar's notes show here too: its warnings are not seen
     links.bind(key, list(lesson.settings), lesson.presets, lesson.legacy, shared=take_notes())
+    follow_bar(key)  # in a class: following the teacher here, or working alone
     for setting in lesson.settings:
         if isinstance(setting, ActivationSetting):  # a Function the link carries waits for consent
             link_consent(setting.key)

@@ -16,7 +16,8 @@ import time
 import unicodedata
 from dataclasses import asdict, dataclass, field, replace
 
-from .store import Store
+from ..process import process_wide
+from .store import Store, open_store
 
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: a code read off a projector is typed right
 CODE_LENGTH = 5
@@ -302,3 +303,9 @@ def _entry(entry: dict, student: Student) -> dict:
     return {"student": student.id, "number": student.number, "name": student.name,
             "lesson": str(entry.get("lesson", ""))[:40], "run_id": str(entry.get("run_id", ""))[:40],
             "settings": settings, "figures": figures, "notes": extra, "at": time.time()}
+
+
+def shared() -> Classes:
+    """The process's classes, on the store its configuration names (``STUDIO_STORE``): one for every session
+    and route of this server process."""
+    return process_wide("room_classes", lambda: Classes(open_store()))

@@ -13,10 +13,10 @@ import segno
 import streamlit as st
 
 from ..links import echo
-from ..process import process_wide
+from . import classes as _rules
 from . import memory
 from .classes import KEEP, MAX_NAME, ClassError, Classes, clean_code
-from .store import open_store
+from .watch import watch
 
 log = logging.getLogger(__name__)
 UNAVAILABLE = "Classes are unavailable on this server just now: it cannot reach its class store (its log says why)."
@@ -25,8 +25,8 @@ JOIN_PARAM = "join"  # ?join=CODE: the join link
 
 
 def classes() -> Classes:
-    """The process's classes, on the store its configuration names (``STUDIO_STORE``)."""
-    return process_wide("room_classes", lambda: Classes(open_store()))
+    """The process's classes (``classes.shared``)."""
+    return _rules.shared()
 
 
 def guarded(fn):
@@ -73,6 +73,14 @@ def restore() -> None:
         room = classes().room(raw.decode())
         if student is not None and room is not None and not room.over:
             ss[_STUDENT] = student
+
+
+def restore_safely() -> None:
+    """``restore``, or nothing when the store cannot be read (the sidebar says so)."""
+    try:
+        restore()
+    except Exception:
+        log.exception("the class store failed")
 
 
 def _client() -> str:
@@ -169,6 +177,7 @@ def class_box() -> None:
         st.caption(UNAVAILABLE)
         return
     memory.write(held)
+    _watch(held, student)
     if held is not None:
         code = held[0]
         st.markdown(f"Teaching class **{code}** · {count} joined")
@@ -186,6 +195,19 @@ def class_box() -> None:
         st.button("Start a class", key="room_start", on_click=_start, width="stretch",
                   help="Gives a join code, a link and a QR code for your students.")
         st.caption("Students join from the home page, with the code or the link.")
+
+
+def _watch(held, student) -> None:
+    """Rerun the page when the class changes what it shows: the board's news for the teacher, the room for a
+    student (the teacher's lesson, settings, run and question)."""
+    try:
+        if held is not None:
+            watch(held[0], "news", classes().news(held[0]))
+        elif student is not None:
+            room = classes().room(student.code)
+            watch(student.code, "version", -1 if room is None or room.over else room.version)
+    except Exception:
+        log.exception("the class store failed")
 
 
 @st.dialog("Join the class", width="large")

@@ -1,0 +1,143 @@
+"""A student's side of following the teacher: the page goes where the teacher goes, takes the teacher's
+settings, and its live chart paints the teacher's run (``studio.room.relay``) at its own pace.
+
+Once joined, a student follows until they press "Try it yourself" or open another page themselves; "Follow
+the teacher" starts again. A small component in the sidebar (``watch``) waits on the class and reruns the page
+only when what it shows changed: for a student, the room's version (the teacher's lesson, settings, run,
+question); for the teacher, the class's news (submissions, answers), see ``studio.room.watch``."""
+
+from __future__ import annotations
+
+import logging
+
+import streamlit as st
+
+from .. import links
+from ..lessons import lesson as _lesson
+from ..live_chart import follow_chart
+from ..sidebar import DTYPE, SEED
+from . import panel, relay
+from .lead import HOME, lead, lesson_at, page_of
+
+log = logging.getLogger(__name__)
+FOLLOW = "room_follow"  # session: this student follows the teacher (on when they join)
+_APPLIED = "room_applied"  # the room version whose lesson and settings this session took
+_AT = "room_at"  # the lesson this session showed while following
+
+
+def following(lesson: str) -> bool:
+    """Whether this page shows the teacher's ``lesson`` (settings and run) rather than the student's own."""
+    ss = st.session_state
+    return panel.joined() is not None and ss.get(FOLLOW, True) and ss.get(_AT) == lesson
+
+
+def lead_or_follow(path: str) -> None:
+    """app.py, before the sidebar draws: a teacher's page tells the class where it is; a student's follows."""
+    panel.restore_safely()
+    lead(path)
+    follow(path)
+
+
+def follow(path: str) -> None:
+    """Before the sidebar draws: a following student's page goes to the teacher's lesson and takes the teacher's
+    settings. A student who opened another page themselves stops following (a note says so)."""
+    ss = st.session_state
+    student = panel.joined()
+    if student is None or not ss.get(FOLLOW, True):
+        ss.pop(_AT, None)
+        return
+    try:
+        room = panel.classes().room(student.code)
+    except Exception:
+        log.exception("the class store failed")
+        return
+    if room is None or room.over:
+        ss.pop("room_student", None)
+        ss["room_note"] = f"Class {student.code} has ended."
+        return
+    if not room.lesson:
+        return
+    here, new = lesson_at(path), room.version != ss.get(_APPLIED)
+    if here != room.lesson:
+        if not new and ss.get(_AT) == room.lesson:  # the student went elsewhere by themselves
+            ss[FOLLOW] = False
+            ss.pop(_AT, None)
+            ss["room_note"] = "You left the teacher's lesson, so you no longer follow it."
+            return
+        st.switch_page(page_of(room.lesson))
+    if new:
+        _take(room.lesson, room.settings)
+        ss[_APPLIED] = room.version
+    ss[_AT] = here
+
+
+def _take(lesson: str, given: dict) -> None:
+    """The teacher's settings into this session's widgets, checked as a link's are (before any widget draws)."""
+    ss = st.session_state
+    if lesson != HOME:
+        settings = list(_lesson(lesson).settings)
+        keys = {s.key for s in settings}
+        found, _ = links.read_params(settings, {k: [v] for k, v in given.items() if k in keys})
+        ss.update(found)
+        links.mark_read(lesson)  # the page's own URL no longer sets them
+    dtype, _ = DTYPE.parse(given.get("dtype", "")) if "dtype" in given else (None, "")
+    if dtype is not None:
+        ss["dtype"] = dtype
+    seed, _ = SEED.parse(given["seed"]) if "seed" in given else (None, "")
+    ss["seed_tutorial"] = seed is None
+    if seed is not None:
+        ss["seed_value"] = seed
+
+
+def _try_it() -> None:
+    st.session_state[FOLLOW] = False
+    st.session_state["room_note"] = ("Your own copy of the teacher's settings: change them, or press Train to run "
+                                     "them yourself.")
+
+
+def _follow_again() -> None:
+    st.session_state[FOLLOW] = True
+    st.session_state.pop(_APPLIED, None)  # take the teacher's lesson and settings now
+
+
+def bar(lesson: str) -> None:
+    """At the top of a lesson: what following means here, and the way out or back in."""
+    student = panel.joined()
+    if student is None:
+        return
+    with st.container(border=True):
+        left, right = st.columns([4, 1], vertical_alignment="center")
+        if following(lesson):
+            left.markdown(f"**Following the teacher** of class **{student.code}**: the settings and the run on "
+                          "this page are the teacher's.")
+            right.button("Try it yourself", key="room_try", type="primary", on_click=_try_it, width="stretch",
+                         help="Stop following and keep the teacher's settings, to change them or train them "
+                              "yourself.")
+        else:
+            left.markdown(f"In class **{student.code}**, working on your own.")
+            right.button("Follow the teacher", key="room_follow_again", on_click=_follow_again, width="stretch",
+                         help="Go to the teacher's lesson and settings, and watch the teacher's run live.")
+
+
+def view(lesson: str) -> None:
+    """A following student's page from here on: the teacher's run in the lesson's live chart, and nothing of the
+    student's own runs (their Train, exports and replays come back with "Try it yourself")."""
+    chart(lesson, f"{lesson}_live")
+    st.stop()
+
+
+def chart(lesson: str, key: str) -> None:
+    """The teacher's run of ``lesson`` in the live chart under ``key`` (the lesson's own chart's key), painted
+    from the class's relay; a sentence while the teacher has not trained this lesson."""
+    code = panel.joined().code
+    try:
+        got = relay.newest(code)
+    except Exception:
+        log.exception("the class store failed")
+        st.caption(panel.UNAVAILABLE)
+        return
+    if got is None or got[0] != lesson:
+        st.info("The teacher's run shows here when the teacher presses Train.")
+        return
+    payload = got[1]
+    follow_chart({**payload, "feed": f"{relay.PREFIX}{code}/live?lesson={lesson}", "follow": True}, key=key)

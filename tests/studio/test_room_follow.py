@@ -1,0 +1,172 @@
+"""Following the teacher (AppTest, two sessions on one class store): a student's page goes to the teacher's lesson
+with the teacher's settings, and its live chart reads the teacher's run from the class relay; the relay's routes
+answer as the live feed does; "Try it yourself" and leaving the lesson end following."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+from starlette.requests import Request
+
+from studio.room import classes as rc
+from studio.room import relay
+from studio.room.classes import Classes
+from studio.room.store import SQLiteStore
+from tests.conftest import wait_for_run
+from tests.studio.test_app import payload
+
+
+@pytest.fixture
+def room_store(tmp_path, monkeypatch):
+    c = Classes(SQLiteStore(tmp_path / "classes.sqlite3"))
+    monkeypatch.setattr(rc, "shared", lambda: c)  # every session and route of this process
+    return c
+
+
+def _teacher(new_app):
+    at = new_app()
+    at.run()
+    at.sidebar.button(key="room_start").click().run()
+    return at, at.session_state["room_teacher"]
+
+
+def _student(new_app, code, name="Ada"):
+    at = new_app()
+    at.run()
+    at.text_input(key="room_code").input(code).run()
+    at.text_input(key="room_name").input(name).run()
+    at.button(key="room_join").click().run()
+    return at
+
+
+def _title(at) -> str:
+    return at.title[0].value if at.title else ""
+
+
+def _get(route, path: str, query: str = "") -> tuple[int, dict]:
+    """Ask one of the relay's routes as the server's router does (held answers included)."""
+    for r in relay.ROUTES:
+        match, scope = r.matches({"type": "http", "path": path, "method": "GET", "headers": []})
+        if match.name == "FULL" and r.endpoint is route:
+            request = Request({"type": "http", "method": "GET", "headers": [], "query_string": query.encode(),
+                               **scope})
+            response = asyncio.run(route(request))
+            return response.status_code, json.loads(response.body)
+    raise AssertionError(path)
+
+
+def test_a_student_follows_the_teacher_to_the_lesson_with_the_teacher_s_settings(room_store, new_app):
+    teacher, (code, _) = _teacher(new_app)
+    teacher.switch_page("pages/logistic.py").run()
+    teacher.number_input(key="lr_lr").set_value(0.05).run()
+    room = room_store.room(code)
+    assert (room.lesson, room.settings["lr_lr"]) == ("logistic", "0.05")
+    student = _student(new_app, code)
+    assert not student.exception
+    assert _title(student).startswith("3 ·") and student.session_state["lr_lr"] == 0.05
+    assert "Following the teacher" in " ".join(m.value for m in student.markdown)
+    assert not [b for b in student.button if b.key == "logistic_train"]  # the run here is the teacher's
+    assert any("when the teacher presses Train" in i.value for i in student.info)
+
+    teacher.switch_page("pages/two_layer.py").run()  # the teacher moves on: so does the student
+    student.run()
+    assert _title(student).startswith("2 ·")
+
+
+def test_the_teacher_s_run_reaches_the_follower_s_chart(room_store, new_app):
+    teacher, (code, _) = _teacher(new_app)
+    teacher.switch_page("pages/logistic.py").run()
+    teacher.number_input(key="lr_iters").set_value(60).run()
+    student = _student(new_app, code)
+    teacher.select_slider(key="logistic_speed").set_value("max").run()
+    teacher.button(key="logistic_train").click().run()
+    run = wait_for_run(teacher, "logistic")
+    deadline = time.monotonic() + 20
+    while relay.newest(code) is None or relay.newest(code)[1]["status"] != run.status:
+        assert time.monotonic() < deadline, "the relay never got the finished run"
+        time.sleep(0.05)
+    assert room_store.room(code).run_id == run.run_id
+    student.run()
+    data = payload(student, "logistic_live")
+    assert data["follow"] and data["feed"] == f"/api/class/{code}/live?lesson=logistic"
+    assert data["run"] == run.run_id and data["status"] == run.status
+    mine = payload(teacher, "logistic_live") if [e for e in teacher.get("bidi_component")
+                                                 if e.proto.id.endswith("logistic_live")] else None
+    if mine is not None:
+        assert mine["run"] == run.run_id
+
+
+def test_the_relay_answers_as_the_live_feed_does(room_store, new_app):
+    teacher, (code, key) = _teacher(new_app)
+    path = f"/api/class/{code}/live"
+    assert _get(relay.follow_route, path, "lesson=logistic") == (200, {"waiting": True, "version": 1})
+    teacher.switch_page("pages/logistic.py").run()
+    teacher.number_input(key="lr_iters").set_value(40).run()
+    teacher.select_slider(key="logistic_speed").set_value("max").run()
+    teacher.button(key="logistic_train").click().run()
+    run = wait_for_run(teacher, "logistic")
+    deadline = time.monotonic() + 20
+    while (got := relay.newest(code)) is None or got[1]["status"] == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(relay.LOOK_EVERY * 2)
+    status, whole = _get(relay.follow_route, path, "lesson=logistic&run=another")
+    assert status == 200 and whole["full"] and whole["run"] == run.run_id and whole["states"]
+    newest = whole["states"][-1]["seq"]
+    status, since = _get(relay.follow_route, path, f"lesson=logistic&run={run.run_id}&after={newest}"
+                                                   f"&layout={whole['layout_id']}")
+    assert status == 200 and since["states"] == [] and since["run"] == run.run_id  # nothing new: held, then idle
+    status, older = _get(relay.follow_route, path, f"lesson=logistic&run={run.run_id}&after=-1"
+                                                   f"&layout={whole['layout_id']}")
+    assert [s["seq"] for s in older["states"]] == [s["seq"] for s in whole["states"]]
+    assert _get(relay.follow_route, path, "lesson=two_layer&run=x")[1]["waiting"]  # another lesson's chart
+    version = room_store.room(code).version
+    assert _get(relay.watch_route, f"/api/class/{code}/watch", f"what=version&since={version - 1}") == (
+        200, {"value": version})
+    assert _get(relay.watch_route, f"/api/class/{code}/watch", "what=news&since=-3") == (200, {"value": 0})
+    room_store.end(code, key)
+    time.sleep(relay.LOOK_EVERY * 2)
+    assert _get(relay.follow_route, path, "lesson=logistic")[0] == 404
+    assert _get(relay.watch_route, f"/api/class/{code}/watch", f"what=version&since={version}")[1] == {"value": -1}
+    assert _get(relay.follow_route, "/api/class/0OIL1/live")[0] == 404  # never a code
+
+
+def test_try_it_yourself_keeps_the_settings_and_gives_back_train(room_store, new_app):
+    teacher, (code, _) = _teacher(new_app)
+    teacher.switch_page("pages/logistic.py").run()
+    teacher.number_input(key="lr_lr").set_value(0.2).run()
+    student = _student(new_app, code)
+    student.button(key="room_try").click().run()
+    assert not student.exception and student.session_state["lr_lr"] == 0.2
+    assert [b for b in student.button if b.key == "logistic_train"]
+    teacher.number_input(key="lr_lr").set_value(0.3).run()  # the teacher's changes no longer reach this page
+    student.run()
+    assert student.session_state["lr_lr"] == 0.2
+    student.button(key="room_follow_again").click().run()
+    assert student.session_state["lr_lr"] == 0.3 and not [b for b in student.button if b.key == "logistic_train"]
+
+
+def test_a_student_who_opens_another_lesson_stops_following(room_store, new_app):
+    teacher, (code, _) = _teacher(new_app)
+    teacher.switch_page("pages/logistic.py").run()
+    student = _student(new_app, code)
+    assert _title(student).startswith("3 ·")
+    student.switch_page("pages/two_layer.py").run()
+    assert not student.exception and _title(student).startswith("2 ·")
+    assert any("no longer follow" in s.value for s in student.sidebar.success)
+    assert "working on your own" in " ".join(m.value for m in student.markdown)
+
+
+def test_a_class_that_ends_tells_its_students(room_store, new_app):
+    teacher, (code, _) = _teacher(new_app)
+    teacher.switch_page("pages/logistic.py").run()
+    student = _student(new_app, code)
+    teacher.switch_page("pages/home.py").run()
+    teacher.sidebar.button(key="room_end").click().run()
+    student.run()
+    assert not student.exception
+    assert any(f"Class {code} has ended" in s.value for s in student.sidebar.success)
+    assert "room_student" not in student.session_state
