@@ -49,5 +49,6 @@ else:
 
     # torch and the engine load in the background from the server's first request on; the live feed's polls
     # are answered ahead of Streamlit's own middleware (feed.FastLane), its route stays for anything else.
-    app = st.App(__file__, routes=feed.ROUTES + relay.ROUTES + assets.ROUTES,
-                 middleware=[Middleware(boot.PreloadOnFirstRequest), Middleware(feed.FastLane)])
+    polls = feed.ROUTES + relay.ROUTES  # the live feed and the class relay: asked many times a second
+    app = st.App(__file__, routes=polls + assets.ROUTES,
+                 middleware=[Middleware(boot.PreloadOnFirstRequest), Middleware(feed.FastLane, routes=polls)])

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import Match, Route
 
 from .process import process_wide
 
@@ -256,23 +256,29 @@ GZIP_OVER = 500  # bytes: a longer answer is gzip-compressed when the browser ac
 
 
 class FastLane:
-    """ASGI middleware, first in ``st.App``'s list: it answers the live feed's polls itself, and passes every
-    other request on. A poll needs none of what lies between (path security for static files, the session
-    cookie's middleware, the router), and a class of 30 asks a few hundred times a second: through the whole
-    stack, a poll cost several times what the feed itself spends on it, and the stack took over half of the
-    server's GIL (bench/classroom.py). Answers longer than ``GZIP_OVER`` are compressed here instead."""
+    """ASGI middleware, first in ``st.App``'s list: it answers the live feed's polls itself (and those of any
+    other ``routes`` given: the class relay's), and passes every other request on. A poll needs none of what lies
+    between (path security for static files, the session cookie's middleware, the router), and a class of 30
+    asks a few hundred times a second: through the whole stack, a poll cost several times what the feed itself
+    spends on it, and the stack took over half of the server's GIL (bench/classroom.py). Answers longer than
+    ``GZIP_OVER`` are compressed here instead."""
 
-    def __init__(self, app) -> None:
-        self.app = app
+    def __init__(self, app, routes: list[Route] | None = None) -> None:
+        self.app, self.routes = app, [(r.path.split("{")[0], r) for r in (routes or ROUTES)]
 
     async def __call__(self, scope, receive, send) -> None:
-        path = scope.get("path", "") if scope["type"] == "http" else ""
-        token = path[len(PREFIX):]
-        if not path.startswith(PREFIX) or not token or "/" in token or scope.get("method") != "GET":
-            await self.app(scope, receive, send)
-            return
-        request = Request({**scope, "path_params": {"token": token}})
-        response = await held(request)
+        path = scope.get("path", "") if scope["type"] == "http" and scope.get("method") == "GET" else ""
+        for prefix, route in self.routes:
+            if path.startswith(prefix):
+                match, child = route.matches(scope)
+                if match is Match.FULL:
+                    await self._answer(route.endpoint, Request({**scope, **child}), scope, receive, send)
+                    return
+        await self.app(scope, receive, send)
+
+    @staticmethod
+    async def _answer(endpoint, request: Request, scope, receive, send) -> None:
+        response = await endpoint(request)
         body = response.body
         if len(body) > GZIP_OVER and "gzip" in request.headers.get("accept-encoding", ""):
             body = gzip.compress(body, 6)

@@ -80,6 +80,7 @@ class Student:
     base: str  # http://host:port
     cookies: dict[str, str] = field(default_factory=dict)
     page: str = ""
+    query: str = ""  # the page's query string, as the address bar holds it ("lr_iters=60&logistic_speed=max")
     ws: object = None
     widgets: dict = field(default_factory=dict)  # label -> (widget id, element kind)
     chart: dict | None = None  # the live chart's data from the latest script run
@@ -158,7 +159,7 @@ class Student:
         """Ask for a script run, as the browser does after a click; returns once it finished."""
         msg = BackMsg()
         state = msg.rerun_script
-        state.query_string = ""
+        state.query_string = self.query
         state.page_name = self.page
         for add in widgets:
             add(state.widget_states.widgets.add())

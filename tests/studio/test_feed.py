@@ -97,7 +97,7 @@ def test_streamlit_run_serves_app_py_as_the_app_with_its_feed():
     assert found.is_asgi_app and found.import_string == "app:app"
     text = (ROOT / "app.py").read_text()
     assert "routes=ROUTES" in text or "feed.ROUTES" in text
-    assert "Middleware(feed.FastLane)" in text  # the polls are answered ahead of Streamlit's own middleware
+    assert "Middleware(feed.FastLane, routes=polls)" in text  # polls are answered ahead of Streamlit's middleware
 
 
 def test_a_published_run_is_served_as_its_payload_now():

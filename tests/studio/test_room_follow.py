@@ -11,6 +11,7 @@ import time
 import pytest
 from starlette.requests import Request
 
+from studio import feed
 from studio.room import classes as rc
 from studio.room import relay
 from studio.room.classes import Classes
@@ -170,3 +171,17 @@ def test_a_class_that_ends_tells_its_students(room_store, new_app):
     assert not student.exception
     assert any(f"Class {code} has ended" in s.value for s in student.sidebar.success)
     assert "room_student" not in student.session_state
+
+
+def test_the_fast_lane_answers_the_relay_ahead_of_streamlit_s_middleware(room_store):
+    room, _ = room_store.start()
+    lane = feed.FastLane(lambda *args: pytest.fail("passed on"), routes=feed.ROUTES + relay.ROUTES)
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "path": f"/api/class/{room.code}/watch",
+             "query_string": b"what=news&since=-5", "headers": []}
+    asyncio.run(lane(scope, None, send))
+    assert sent[0]["status"] == 200 and json.loads(sent[1]["body"]) == {"value": 0}
