@@ -28,6 +28,7 @@ from .lessons import SETTINGS
 from .links import echo
 from .png_button import png_button
 from .presets import sync_url
+from .room.follow import forget_teacher_ghost, teacher_ghost
 from .runner import LiveRun
 
 KEEP = 3  # finished runs kept as ghosts (besides the pinned one)
@@ -66,9 +67,13 @@ def ghosts(lesson: str, run: LiveRun | None, reference=None) -> list[dict]:
     pin = st.session_state.get(_pin_key(lesson))
     if pin is not None:
         shown = [h for h in shown if h["run_id"] != pin["run_id"]] + [pin]
+    teacher = teacher_ghost(lesson)  # a student's copy of the teacher's run ("Try it yourself")
+    if teacher is not None:
+        shown.append(teacher)
     out = []
     for h in shown:
-        label = difference_label(h["config"], reference) if reference is not None else "earlier run"
+        label = h.get("label") or (difference_label(h["config"], reference) if reference is not None
+                                   else "earlier run")
         if label == "same settings":
             label = "same settings, earlier run"
         out.append({**h["ghost"], "label": label, "pinned": pin is not None and h["run_id"] == pin["run_id"]})
@@ -162,7 +167,7 @@ def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
         next(c).button("Pin as reference", key=f"{lesson}_pin", width="stretch", on_click=_pin, args=(lesson, run),
                     help="Keep this run's curve as a ghost beside every later run.")
     next(c).button("Clear ghosts", key=f"{lesson}_clear_ghosts", width="stretch",
-                disabled=not history and st.session_state.get(_pin_key(lesson)) is None,
+                disabled=not history and st.session_state.get(_pin_key(lesson)) is None and not teacher_ghost(lesson),
                 on_click=_clear, args=(lesson, run))
     upload = st.file_uploader("Open a run file (JSON) to watch it again", type=["json"], key=f"{lesson}_load",
                               help="A run exported from this lesson: its replay is shown, nothing is trained.",
@@ -199,3 +204,4 @@ def _clear(lesson: str, run: LiveRun | None) -> None:
     keep = [h for h in _history(lesson) if run is not None and h["run_id"] == run.run_id]
     st.session_state[f"_ghosts_{lesson}"] = keep
     st.session_state[_pin_key(lesson)] = None
+    forget_teacher_ghost(lesson)

@@ -89,7 +89,29 @@ def _take(lesson: str, given: dict) -> None:
         ss["seed_value"] = seed
 
 
-def _try_it() -> None:
+_GHOST = "room_teacher_ghost"  # session: lesson -> the teacher's last finished run there, as a ghost
+
+
+def teacher_ghost(lesson: str) -> dict | None:
+    """The teacher's finished run this student took with "Try it yourself", as ``classroom``'s ghosts keep one."""
+    return st.session_state.get(_GHOST, {}).get(lesson)
+
+
+def forget_teacher_ghost(lesson: str) -> None:
+    st.session_state.get(_GHOST, {}).pop(lesson, None)
+
+
+def _try_it(lesson: str) -> None:
+    student = panel.joined()
+    try:
+        got = relay.teacher_ghost(student.code, lesson) if student is not None else None
+    except Exception:
+        log.exception("the class store failed")
+        got = None
+    if got is not None:  # beside the student's own runs, to compare with
+        ghosts = st.session_state.setdefault(_GHOST, {})
+        ghosts[lesson] = {"run_id": f"teacher-{got['run_id']}", "config": None, "label": "the teacher's run",
+                          "ghost": got["ghost"]}
     st.session_state[FOLLOW] = False
     st.session_state["room_note"] = ("Your own copy of the teacher's settings: change them, or press Train to run "
                                      "them yourself.")
@@ -110,9 +132,9 @@ def bar(lesson: str) -> None:
         if following(lesson):
             left.markdown(f"**Following the teacher** of class **{student.code}**: the settings and the run on "
                           "this page are the teacher's.")
-            right.button("Try it yourself", key="room_try", type="primary", on_click=_try_it, width="stretch",
-                         help="Stop following and keep the teacher's settings, to change them or train them "
-                              "yourself.")
+            right.button("Try it yourself", key="room_try", type="primary", on_click=_try_it, args=(lesson,),
+                         width="stretch", help="Stop following and keep the teacher's settings, to change them or "
+                                               "train them yourself; the teacher's last run stays as a ghost.")
         else:
             left.markdown(f"In class **{student.code}**, working on your own.")
             right.button("Follow the teacher", key="room_follow_again", on_click=_follow_again, width="stretch",

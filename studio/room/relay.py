@@ -52,6 +52,10 @@ def _live_count(code: str) -> str:
     return f"class:{code}:live_n"
 
 
+def _ghost(code: str) -> str:
+    return f"class:{code}:ghost"
+
+
 def _classes():
     return _rules.shared()
 
@@ -81,6 +85,7 @@ def mirror(code: str, key: str, lesson: str, settings: dict, run) -> threading.T
                         _classes().lead(code, key, lesson, settings, run.run_id)
                     last = built
                 if not going or run.payload is None:
+                    keep_ghost(code, lesson, run)
                     return
                 time.sleep(feed.BUILD_EVERY)
         except Exception:  # the class store failed: the teacher's own run goes on
@@ -89,6 +94,30 @@ def mirror(code: str, key: str, lesson: str, settings: dict, run) -> threading.T
     thread = threading.Thread(target=work, name=f"relay-{code}", daemon=True)
     thread.start()
     return thread
+
+
+def keep_ghost(code: str, lesson: str, run) -> None:
+    """What a ghost keeps of the teacher's finished run (its loss curve, its final boundary), for students who
+    try it themselves to compare with."""
+    # the lesson's figures come with torch: loaded here, by the teacher's finished run, never with the routes
+    from autodiff_core.figures.classroom import ghost_record
+
+    from ..lessons import lesson as registered
+
+    snaps = run.view()[0] if run.status in ("done", "stopped", "diverged") else []
+    figures = registered(lesson).run_figures
+    if not snaps or figures is None:
+        return
+    ghost = ghost_record(figures, "", snaps)
+    body = feed._dumps({"lesson": lesson, "run_id": run.run_id, "ghost": ghost})
+    _classes().store.put(_ghost(code), body, IDLE)
+
+
+def teacher_ghost(code: str, lesson: str) -> dict | None:
+    """The ghost of the teacher's last finished run of ``lesson``; None when there is none."""
+    body = _classes().store.get(_ghost(code))
+    data = json.loads(body) if body is not None else None
+    return data if data is not None and data.get("lesson") == lesson else None
 
 
 # ---- what a worker knows of a class ----

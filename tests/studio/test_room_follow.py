@@ -185,3 +185,28 @@ def test_the_fast_lane_answers_the_relay_ahead_of_streamlit_s_middleware(room_st
              "query_string": b"what=news&since=-5", "headers": []}
     asyncio.run(lane(scope, None, send))
     assert sent[0]["status"] == 200 and json.loads(sent[1]["body"]) == {"value": 0}
+
+
+def test_try_it_yourself_after_the_teacher_s_run_keeps_it_as_a_ghost(room_store, new_app):
+    teacher, (code, _) = _teacher(new_app)
+    teacher.switch_page("pages/logistic.py").run()
+    teacher.number_input(key="lr_iters").set_value(60).run()
+    student = _student(new_app, code)
+    teacher.select_slider(key="logistic_speed").set_value("max").run()
+    teacher.button(key="logistic_train").click().run()
+    wait_for_run(teacher, "logistic")
+    deadline = time.monotonic() + 20
+    while relay.teacher_ghost(code, "logistic") is None:
+        assert time.monotonic() < deadline, "the teacher's finished run was never kept"
+        time.sleep(0.05)
+    student.run()
+    student.button(key="room_try").click().run()
+    student.number_input(key="lr_lr").set_value(0.5).run()
+    student.select_slider(key="logistic_speed").set_value("max").run()
+    student.button(key="logistic_train").click().run()
+    wait_for_run(student, "logistic")
+    spec = json.dumps([json.loads(e.proto.spec) for e in student.get("plotly_chart")])
+    assert "the teacher's run" in spec  # the student's own run, beside the teacher's
+    student.button(key="logistic_clear_ghosts").click().run()
+    spec = json.dumps([json.loads(e.proto.spec) for e in student.get("plotly_chart")])
+    assert "the teacher's run" not in spec
