@@ -78,8 +78,11 @@ async def teacher_chart(teacher: Student, chart: Chart) -> None:
         await asyncio.sleep(0.1)
 
 
-async def follower(base: str, code: str, student: Student, chart: Chart, run: str, stop: asyncio.Event) -> None:
-    """A follower's chart and watch, as live_chart.js and studio/room/watch.py play them."""
+async def follower(base: str, code: str, student: Student, chart: Chart, run: str, stop: asyncio.Event,
+                   direct: Student | None = None) -> None:
+    """A follower's chart and watch, as live_chart.js and studio/room/watch.py play them. ``direct``: the chart
+    reads the teacher's own live feed instead, with the teacher's cookies, so a proxy sends it to the teacher's
+    worker (the other way to reach followers: every follower's poll on the teacher's worker)."""
     async def watch() -> None:
         value = ""
         while not stop.is_set():
@@ -92,9 +95,14 @@ async def follower(base: str, code: str, student: Student, chart: Chart, run: st
     watcher = asyncio.create_task(watch())
     try:
         while True:
-            path = (f"/api/class/{code}/live?lesson=logistic&run={chart.run}&after={chart.seq}"
-                    f"&layout={chart.layout}")
-            response = await http_get(base, path, student.cookies)
+            if direct is not None:
+                if not chart.run:
+                    chart.run = run
+                path = f"{direct.chart['feed']}?after={chart.seq}&layout={chart.layout}"
+            else:
+                path = (f"/api/class/{code}/live?lesson=logistic&run={chart.run}&after={chart.seq}"
+                        f"&layout={chart.layout}")
+            response = await http_get(base, path, (direct or student).cookies)
             body = response.json() if response.status == 200 else {}
             chart.took(body)
             if chart.run == run and chart.status and chart.status not in RUNNING:
@@ -105,7 +113,8 @@ async def follower(base: str, code: str, student: Student, chart: Chart, run: st
         watcher.cancel()
 
 
-async def one_class(base: str, data: Path, n: int, query: str) -> tuple[Chart, list[Chart], float]:
+async def one_class(base: str, data: Path, n: int, query: str, direct: bool = False
+                    ) -> tuple[Chart, list[Chart], float]:
     """A class of ``n`` followers watches one teacher run of ``query``; returns the teacher's chart, the
     followers' charts and the teacher's Train → finished seconds."""
     from studio.room.classes import KEEP, Classes
@@ -128,7 +137,7 @@ async def one_class(base: str, data: Path, n: int, query: str) -> tuple[Chart, l
     t0 = time.monotonic()
     await teacher.click("Train")
     run = teacher.chart["run"]
-    followers = [asyncio.create_task(follower(base, room.code, s, c, run, e))
+    followers = [asyncio.create_task(follower(base, room.code, s, c, run, e, teacher if direct else None))
                  for s, c, e in zip(students, charts, stop, strict=True)]
     await teacher_chart(teacher, mine)
     took = time.monotonic() - t0
@@ -167,22 +176,25 @@ async def main_async(args) -> None:
               "50 a second")
         await one_class(base, data, 1, PACED)  # warm: torch loaded, the page's first run done
         for n in args.n:
-            mine, charts, _ = await one_class(base, data, n, PACED)
-            rates = [c.rate() for c in charts]
-            behind = [seen - mine.seen[seq] for c in charts for seq, seen in c.seen.items() if seq in mine.seen]
-            missed = sum(len(set(mine.seen) - set(c.seen)) for c in charts)
-            print(f"  {n} followers: states/s p5 {pct(rates, 0.05):.1f}, p50 {pct(rates, 0.5):.1f} "
-                  f"(teacher's own chart {mine.rate():.1f}); behind the teacher's chart p50 "
-                  f"{pct(behind, 0.5):.2f} s, p95 {pct(behind, 0.95):.2f} s, max {max(behind):.2f} s; states the "
-                  f"teacher's chart had that a follower never got: {missed}")
+            for way, direct in (("through the store", False), ("on the teacher's worker", True)):
+                mine, charts, _ = await one_class(base, data, n, PACED, direct)
+                rates = [c.rate() for c in charts]
+                behind = [seen - mine.seen[seq] for c in charts for seq, seen in c.seen.items() if seq in mine.seen]
+                missed = sum(len(set(mine.seen) - set(c.seen)) for c in charts)
+                print(f"  {n} followers {way}: states/s p5 {pct(rates, 0.05):.1f}, p50 {pct(rates, 0.5):.1f} "
+                      f"(teacher's own chart {mine.rate():.1f}); behind the teacher's chart p50 "
+                      f"{pct(behind, 0.5):.2f} s, p95 {pct(behind, 0.95):.2f} s, max {max(behind):.2f} s; states "
+                      f"the teacher's chart had that a follower never got: {missed}")
         for n in args.n:  # alternated, three of each: the machine's own drift falls on both
-            alone, followed = [], []
+            times = {"alone": [], "through the store": [], "on the teacher's worker": []}
             for _ in range(3):
-                alone.append((await one_class(base, data, 0, FULL))[2])
-                followed.append((await one_class(base, data, n, FULL))[2])
-            a, f = sorted(alone)[1], sorted(followed)[1]
-            print(f"  full speed, 8,000 iterations (median of 3): Train -> finished {a:.2f} s alone, {f:.2f} s "
-                  f"with {n} followers: {f / a:.2f}x")
+                times["alone"].append((await one_class(base, data, 0, FULL))[2])
+                times["through the store"].append((await one_class(base, data, n, FULL))[2])
+                times["on the teacher's worker"].append((await one_class(base, data, n, FULL, True))[2])
+            a = sorted(times["alone"])[1]
+            said = ", ".join(f"{sorted(t)[1]:.2f} s with {n} followers {way} ({sorted(t)[1] / a:.2f}x)"
+                             for way, t in times.items() if way != "alone")
+            print(f"  full speed, 8,000 iterations (median of 3): Train -> finished {a:.2f} s alone, {said}")
     shutil.rmtree(data, ignore_errors=True)
 
 
