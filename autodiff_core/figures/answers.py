@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import math
+import textwrap
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -21,6 +22,11 @@ def _label(text: str) -> str:
     return html.escape(text, quote=False)
 
 
+def _wrapped(text: str, width: int = 14) -> str:
+    """A long choice on a few short lines under its bar (``textwrap``'s lines, each escaped, joined by <br>)."""
+    return "<br>".join(_label(line) for line in textwrap.wrap(text, width)) or _label(text)
+
+
 def choice_counts(choices: Sequence[str], answers: Iterable) -> list[int]:
     """How many answers picked each choice, in the choices' order (an answer that is none of them is left out)."""
     answers = list(answers)
@@ -31,11 +37,14 @@ def choice_figure(choices: Sequence[str], answers: Iterable, happened: int | Non
     """A bar per choice, its count on it; the choice that came true (its index, or None) in green."""
     counts = choice_counts(choices, answers)
     colors = [HAPPENED if i == happened else ANSWERED for i in range(len(choices))]
-    fig = go.Figure(go.Bar(x=[_label(c) for c in choices], y=counts, marker_color=colors, text=counts,
-                           textposition="outside", cliponaxis=False, hovertemplate="%{x}: %{y}<extra></extra>"))
+    labels = [_label(c) for c in choices]
+    fig = go.Figure(go.Bar(x=labels, y=counts, marker_color=colors, text=counts, textposition="outside",
+                           cliponaxis=False, hovertemplate="%{x}: %{y}<extra></extra>"))
     top = max(counts, default=0)
-    return style(fig, height=320, margin={"l": 50, "r": 20, "t": 40, "b": 60}, showlegend=False,
+    return style(fig, height=340, margin={"l": 50, "r": 20, "t": 40, "b": 40}, showlegend=False,
                  title={"text": f"The class's answers ({sum(counts)})"},
+                 xaxis={"tickvals": labels, "ticktext": [_wrapped(c) for c in choices], "tickangle": 0,
+                        "automargin": True},
                  yaxis={"title": "students", "range": [0, max(1, top) * 1.25], "dtick": max(1, math.ceil(top / 5))})
 
 

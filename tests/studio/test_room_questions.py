@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from autodiff_core.figures.answers import choice_counts, number_bins
+from autodiff_core.figures.answers import choice_counts, choice_figure, number_bins
 from autodiff_core.figures.theme import PRESENT_FONT
 from studio.room import classes as rc
 from studio.room import panel, questions
@@ -218,6 +218,14 @@ def test_a_number_histogram_counts_every_answer_and_spans_the_run_s_number():
     assert sum(counts) == 3 and edges[0] == 0.1 and edges[-1] == 0.9
     assert number_bins([2.0, 2.0], actual=None)[1] == [2]  # one value: a bar of some width around it
     assert choice_counts(["a", "b"], ["b", "b", "zz"]) == [0, 2]
+
+
+def test_a_choice_s_tags_stay_text_on_the_chart():
+    fig = choice_figure(["<a href='http://e.x'>click</a> me please", "no"], ["no"], happened=1).to_plotly_json()
+    axis = fig["layout"]["xaxis"]
+    assert "<a" not in fig["data"][0]["x"][0] and "&lt;a href='http://e.x'&gt;click&lt;/a&gt;" in fig["data"][0]["x"][0]
+    assert all("<a" not in t for t in axis["ticktext"]) and "<br>" in axis["ticktext"][0]  # wrapped, escaped
+    assert list(fig["data"][0]["y"]) == [0, 1]
 
 
 def test_a_question_in_markdown_stays_plain_text(room_store, teacher, new_app):
