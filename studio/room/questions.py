@@ -78,12 +78,12 @@ def _teacher(lesson: str, held: tuple[str, str], q: Question | None) -> None:
 
 def _watch(held: tuple[str, str], q: Question) -> None:
     """An open question: how many answered, and closing it."""
-    count = len(panel.classes().answers(held[0], q.id))
+    count, big = len(panel.classes().answers(held[0], q.id)), _big()  # on the projector, the class reads it
     with st.container(border=True):
-        st.markdown(f"**You asked the class:** {_md(q.text)}")
+        st.markdown(f"{big}**You asked the class:** {_md(q.text)}")
         st.caption(" · ".join(_md(c) for c in q.choices) if q.choices else "The answer is a number.")
         c1, c2 = st.columns([3, 1], vertical_alignment="center")
-        c1.markdown(f"**{count} answered.** The question closes when you press Train.")
+        c1.markdown(f"{big}**{count} answered.** The question closes when you press Train.")
         c2.button("Close the question", key="ask_close", on_click=_act, args=("close_question", *held),
                   width="stretch", help="Takes it off the students' screens without a run.")
 
@@ -254,7 +254,7 @@ def happened(q: Question, outcome: dict) -> int | None:
 
 def _result(q: Question, answers: dict, outcome: dict, mine=None) -> None:
     """The answers' histogram beside what happened (the presenter's size in the presenter view)."""
-    big = "#### " if presenting() else ""
+    big = _big()
     with st.container(border=True):
         st.markdown(f"{big}**Predict, then run:** {_md(q.text)}")
         left, right = st.columns([3, 2], vertical_alignment="center")
@@ -283,6 +283,11 @@ def _story(q: Question, answers: dict, outcome: dict, mine) -> list[str]:
     if mine is not None:
         lines.append(f"Your answer: **{_shown(mine)}**.")
     return lines
+
+
+def _big() -> str:
+    """A markdown line's prefix: in the presenter view, text at a size the back row reads."""
+    return "#### " if presenting() else ""
 
 
 def _title(lesson: str) -> str:

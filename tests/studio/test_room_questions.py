@@ -182,13 +182,14 @@ def test_after_the_run_the_histogram_beside_what_happened(room_store, teacher, n
 
 def test_a_number_question_marks_the_final_loss_on_the_histogram(room_store, teacher, new_app):
     at, code, key = teacher
+    at.sidebar.toggle(key="present").set_value(True).run()  # the teacher projects the question and the result
     ask(at, number=True)
+    assert any(m.value.startswith("#### **0 answered.**") for m in at.main.markdown)  # read from the back row
     q = room_store.room(code).question
     for b, guess in (("a", 0.1), ("b", 0.12), ("c", 0.6)):
         pupil = student(room_store, new_app, code, browser=f"browser-{b}-000000", name=b)
         pupil.number_input(key=f"ask_pick_{q.id}").set_value(guess).run()
         pupil.button(key="ask_send").click().run()
-    at.sidebar.toggle(key="present").set_value(True).run()  # the teacher projects the result
     run = finished_run(at, code, key)
     final = run.last.loss
     fig = chart(at)
