@@ -9,6 +9,7 @@ import pytest
 
 from autodiff_core.figures.answers import choice_counts, choice_figure, number_bins
 from autodiff_core.figures.theme import PRESENT_FONT
+from studio.lessons import lesson, lessons
 from studio.room import classes as rc
 from studio.room import panel, questions
 from studio.room.classes import Classes, Question
@@ -255,3 +256,26 @@ def test_a_page_for_someone_outside_a_class_reads_no_store(room_store, new_app, 
     at.run()
     assert not at.exception and asked == []
     assert not [b for b in at.button if b.key in ("ask_ask", "ask_send")]
+
+
+@pytest.mark.parametrize("page", [x.page for x in lessons()])
+def test_every_lesson_page_draws_the_bar_for_a_teacher_and_a_student(room_store, new_app, page):
+    room, key = room_store.start()
+    room_store.ask(room.code, key, "Which **way**?", ["up", "down"], lesson="logistic")
+    at = new_app()
+    at.session_state["room_teacher"] = (room.code, key)
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    ada = new_app()
+    ada.session_state["room_student"] = room_store.join(room.code, "browser-ada-0000000", "ip", "Ada")
+    ada.run()
+    ada.switch_page(page).run()
+    assert not ada.exception, [e.value for e in ada.exception]
+    here = page == PAGE
+    assert bool([b for b in ada.button if b.key == "ask_send"]) == here  # answered on the question's lesson
+    if not here:
+        assert "Your teacher asks the class a question in 3 · Logistic regression." in texts(ada)
+        assert "Your question is open in 3 · Logistic regression" in texts(at)
+        ready = lesson(page.removeprefix("pages/").removesuffix(".py")).config is not None
+        assert at.text_input(key="ask_text").value == (questions.CHOICE_TEXT if ready else "")
