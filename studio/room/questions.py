@@ -222,9 +222,10 @@ _ACTIONS = {"ask": _ask, "send": _send,
 # ---- what happened ----
 def judge(first: float, final: float, step: int, diverged: bool, stopped: bool = False) -> dict:
     """What a run did, in a question's words: the loss went down (its final loss clearly below its first),
-    blew up (diverged, or no finite loss), or stalled (otherwise). Pure."""
-    if diverged or not math.isfinite(final):
-        kind, text = "up", f"It blew up: the loss stopped being a finite number at step {step:,}."
+    blew up (diverged, or no finite loss: then it has no final loss), or stalled (otherwise). Pure."""
+    if diverged or not math.isfinite(final):  # no final loss to mark: the run ended on its blow-up
+        grew = f"grew to {final:.3g}" if math.isfinite(final) else "was no longer a finite number"
+        kind, text, final = "up", f"It blew up: by step {step:,} the loss {grew}, and training stopped.", math.nan
     elif final < first * (1 - STALL):
         kind, text = "down", f"The loss went down, from {first:.4g} to {final:.4g} at step {step:,}."
     else:

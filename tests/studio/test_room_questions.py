@@ -208,7 +208,8 @@ def test_what_happened_in_the_question_s_words():
     assert questions.judge(0.7, 0.69, 380, diverged=False)["kind"] == "stall"  # within STALL of the start
     assert questions.judge(0.7, 3.0, 380, diverged=False)["kind"] == "stall"  # higher, but finite
     blown = questions.judge(30_000.0, float("nan"), 12, diverged=True)
-    assert (blown["kind"], blown["final"]) == ("up", None) and "step 12" in blown["text"]
+    assert (blown["kind"], blown["final"]) == ("up", None) and "by step 12 the loss was no longer" in blown["text"]
+    assert questions.judge(30_000.0, 1.7e25, 3, diverged=True)["final"] is None  # a blow-up has no final loss
     assert "stopped before its end" in questions.judge(0.7, 0.5, 9, diverged=False, stopped=True)["text"]
     q = Question(id="q", text="?", choices=("the loss goes down", "Something else"), open=False, run_id="r")
     assert questions.happened(q, {"kind": "down"}) == 0  # the ready-made words, in any case
@@ -279,3 +280,24 @@ def test_every_lesson_page_draws_the_bar_for_a_teacher_and_a_student(room_store,
         assert "Your question is open in 3 · Logistic regression" in texts(at)
         ready = lesson(page.removeprefix("pages/").removesuffix(".py")).config is not None
         assert at.text_input(key="ask_text").value == (questions.CHOICE_TEXT if ready else "")
+
+
+def test_a_run_that_blows_up_is_said_so_and_its_choice_turns_green(room_store, new_app):
+    room, key = room_store.start()
+    at = new_app()
+    at.session_state["room_teacher"] = (room.code, key)
+    at.run()
+    at.switch_page("pages/two_layer.py").run()
+    ask(at)
+    at.number_input(key="tl_lr").set_value(1e-4).run()  # the preset "Learning rate too big"
+    at.select_slider(key="two_layer_speed").set_value("max").run()
+    at.button(key="two_layer_train").click().run()
+    panel.classes().lead(room.code, key, "two_layer", {}, at.session_state["two_layer_run"].run_id)
+    run = wait_for_run(at, "two_layer")
+    assert run.status == "diverged"
+    outcome = room_store.room(room.code).question.outcome
+    assert (outcome["kind"], outcome["final"]) == ("up", None) and "blew up" in outcome["text"]
+    assert f"the loss grew to {run.last.loss:.3g}" in outcome["text"]  # as the run's own message says
+    bars = chart(at)["data"][0]
+    colors = bars["marker"]["color"]
+    assert bars["x"][1] == "It blows up (NaN)" and colors[1] != colors[0] == colors[2]
