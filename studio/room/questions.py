@@ -57,10 +57,14 @@ def question_bar(lesson: str) -> None:
         return
     with st.container(key="ask_bar"):
         _said()
-        if held is not None:
-            _teacher(lesson, held, room.question)
-        else:
-            _student(lesson, student, room.question)
+        try:
+            if held is not None:
+                _teacher(lesson, held, room.question)
+            else:
+                _student(lesson, student, room.question)
+        except Exception:  # the store failed mid-way (the answers): one sentence, and the lesson goes on
+            log.exception("the class store failed")
+            st.caption(panel.UNAVAILABLE)
 
 
 # ---- the teacher ----
@@ -119,7 +123,8 @@ def _teacher_result(held: tuple[str, str], q: Question, lesson: str) -> None:
     if not outcome:
         run = current_run(q.lesson or lesson)
         if run is None or run.run_id != q.run_id:
-            st.caption("The run the class predicted is not on this page: its answers show once it ends here.")
+            st.caption("The run the class predicted is no longer on this page (a reload forgets it), so its "
+                       "answers cannot be set beside it. Ask again before your next run.")
             return
         if run.running:
             count = len(panel.classes().answers(held[0], q.id))

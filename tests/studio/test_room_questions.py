@@ -301,3 +301,16 @@ def test_a_run_that_blows_up_is_said_so_and_its_choice_turns_green(room_store, n
     bars = chart(at)["data"][0]
     colors = bars["marker"]["color"]
     assert bars["x"][1] == "It blows up (NaN)" and colors[1] != colors[0] == colors[2]
+
+
+def test_a_store_that_fails_under_the_question_is_one_sentence(room_store, teacher, monkeypatch):
+    at, code, _ = teacher
+    ask(at)
+
+    def down(*args):
+        raise ConnectionError("Error 111 connecting to 10.0.0.10:6379. Connection refused.")
+
+    monkeypatch.setattr(room_store, "answers", down)
+    at.run()
+    assert not at.exception and panel.UNAVAILABLE in [c.value for c in at.main.caption]
+    assert at.title[0].value.startswith("3 ·")  # the lesson itself still draws
