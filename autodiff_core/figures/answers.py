@@ -27,6 +27,12 @@ def _wrapped(text: str, width: int = 14) -> str:
     return "<br>".join(_label(line) for line in textwrap.wrap(text, width)) or _label(text)
 
 
+def _came_true(label: str) -> str:
+    """The label of the choice that came true: bold and green under a tick, so it shows even when nobody picked
+    it (the tick on a line of its own: a wider first line would run into the next label)."""
+    return f"<span style='color:{HAPPENED}'><b>✓<br>{label}</b></span>"
+
+
 def choice_counts(choices: Sequence[str], answers: Iterable) -> list[int]:
     """How many answers picked each choice, in the choices' order (an answer that is none of them is left out)."""
     answers = list(answers)
@@ -43,7 +49,9 @@ def choice_figure(choices: Sequence[str], answers: Iterable, happened: int | Non
     top = max(counts, default=0)
     return style(fig, height=340, margin={"l": 50, "r": 20, "t": 40, "b": 40}, showlegend=False,
                  title={"text": f"The class's answers ({sum(counts)})"},
-                 xaxis={"tickvals": labels, "ticktext": [_wrapped(c) for c in choices], "tickangle": 0,
+                 xaxis={"tickvals": labels, "tickangle": 0,
+                        "ticktext": [_came_true(_wrapped(c)) if i == happened else _wrapped(c)
+                                     for i, c in enumerate(choices)],
                         "automargin": True},
                  yaxis={"title": "students", "range": [0, max(1, top) * 1.25], "dtick": max(1, math.ceil(top / 5))})
 

@@ -281,7 +281,7 @@ def _story(q: Question, answers: dict, outcome: dict, mine) -> list[str]:
         i = happened(q, outcome)
         if i is not None:
             right = choice_counts(q.choices, answers.values())[i]
-            lines.append(f"{right} of {len(answers)} predicted {_md(q.choices[i])}.")
+            lines.append(f"{right} of {len(answers)} predicted “{_md(q.choices[i])}”.")
     else:
         numbers = [v for v in answers.values() if isinstance(v, (int, float))]
         if numbers:

@@ -171,7 +171,8 @@ def test_after_the_run_the_histogram_beside_what_happened(room_store, teacher, n
     assert bars["x"] == list(questions.READY.values()) and bars["y"] == [2, 0, 1]  # the answers, counted
     assert bars["marker"]["color"][0] != bars["marker"]["color"][2]  # what came true stands out
     said = texts(at)
-    assert "What happened:" in said and "2 of 3 predicted The loss goes down" in said
+    assert "What happened:" in said and "2 of 3 predicted “The loss goes down”" in said
+    assert chart(at)["layout"]["xaxis"]["ticktext"][0].startswith("<span style=")  # ticked even if nobody picked it
     assert f"to {final:.4g} at step {run.last.iteration}" in stored.outcome["text"]
     assert questions._md(stored.outcome["text"]) in said  # the store's text, shown as text
 
