@@ -13,6 +13,7 @@ from . import links
 from .lessons import lesson as _lesson
 from .presenter import presenting
 from .room.follow import bar as follow_bar
+from .room.questions import question_bar
 from .session_functions import ActivationSetting, link_consent  # a lesson 6 Function travels in links as code
 from .sidebar import take_notes
 
@@ -27,6 +28,7 @@ def bind_lesson(key: str) -> None:
     for setting in lesson.settings:
         if isinstance(setting, ActivationSetting):  # a Function the link carries waits for consent
             link_consent(setting.key)
+    question_bar(key)  # the class's question, for a teacher or a student; nothing for anyone else
 
 
 def preset_picker(key: str) -> None:

@@ -32,6 +32,7 @@ ANSWERS_PER_MINUTE = 20  # per student
 MAX_QUESTION = 200  # characters in a question
 MAX_CHOICES = 6
 MAX_CHOICE = 60  # characters in a choice
+OUTCOMES = ("down", "up", "stall", "")  # what a run did: the loss went down, blew up, stalled; "" untold
 
 IDLE = IDLE_HOURS * 3600.0
 KEEP = KEEP_DAYS * 86400.0
@@ -49,6 +50,7 @@ class Question:
     open: bool = True
     lesson: str = ""
     run_id: str = ""  # the teacher's run the class predicted; "" until it starts
+    outcome: dict = field(default_factory=dict)  # what that run did, as the teacher's session saw it (``settle``)
 
 
 @dataclass(frozen=True)
@@ -269,6 +271,17 @@ class Classes:
         self.store.push(_k(code, "answers", q.id), json.dumps([student.id, value]).encode(), KEEP + IDLE)
         self._news(code)
 
+    def settle(self, code: str, key: str, question_id: str, outcome: dict) -> Room:
+        """Record what the run the class predicted did (``outcome``: kind, one of ``OUTCOMES``; first and final
+        loss, finite numbers or None; step; one plain sentence), once, for every student's page to show."""
+        room = self.teacher_room(code, key)
+        q = room.question
+        if q is None or q.id != question_id or q.open or not q.run_id:
+            raise ClassError("That question is not waiting for its run.")
+        if q.outcome:
+            return room
+        return self._save(replace(room, question=replace(q, outcome=_outcome(outcome))))
+
     def answers(self, code: str, question_id: str) -> dict[str, object]:
         """Each student's last answer to the question."""
         last = {}
@@ -290,6 +303,20 @@ def _answer(q: Question, value):
     if not math.isfinite(number):
         raise ClassError("The answer is a finite number.")
     return number
+
+
+def _outcome(outcome: dict) -> dict:
+    """A run's outcome as the store keeps it: a known kind, finite numbers or None, one bounded sentence."""
+    def number(v):
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+
+    kind = outcome.get("kind", "")
+    if kind not in OUTCOMES:
+        raise ClassError("That is not an outcome a run can have.")
+    step = outcome.get("step", 0)
+    return {"kind": kind, "first": number(outcome.get("first")), "final": number(outcome.get("final")),
+            "step": int(step) if isinstance(step, int) and not isinstance(step, bool) else 0,
+            "text": plain_text(str(outcome.get("text", "")), MAX_QUESTION, "outcome")}
 
 
 def _entry(entry: dict, student: Student) -> dict:

@@ -166,3 +166,26 @@ def test_submissions_and_answers_are_news_for_the_teacher_not_for_followers(room
     version = c.room(r.code).version  # asking is a change every follower's page shows
     c.answer(ada, r.code, q.id, "down")
     assert c.news(r.code) == 2 and c.room(r.code).version == version  # students' pages do not redraw for these
+
+
+def test_the_teacher_records_what_the_predicted_run_did(room):
+    c, r, key = room
+    a = c.join(r.code, "a", "ip")
+    q = c.ask(r.code, key, "What will the loss do?", ["goes down", "blows up"], lesson="logistic").question
+    said = {"kind": "down", "first": 0.69, "final": 0.05, "step": 380, "text": "The loss went down."}
+    with pytest.raises(ClassError, match="not waiting for its run"):
+        c.settle(r.code, key, q.id, said)  # still open: the run has not started
+    c.lead(r.code, key, "logistic", {}, "run-1")
+    with pytest.raises(ClassError, match="Only the teacher"):
+        c.settle(r.code, "forged", q.id, said)
+    with pytest.raises(ClassError, match="not an outcome"):
+        c.settle(r.code, key, q.id, {**said, "kind": "<b>won</b>"})
+    version = c.room(r.code).version
+    settled = c.settle(r.code, key, q.id, {**said, "first": float("nan"), "step": True, "text": " Went \x00 down"})
+    assert settled.version > version  # every student's page shows it
+    stored = c.room(r.code).question
+    assert stored.outcome == {"kind": "down", "first": None, "final": 0.05, "step": 0, "text": "Went down"}
+    assert (stored.run_id, stored.open) == ("run-1", False)
+    assert c.settle(r.code, key, q.id, {"kind": "up"}).question.outcome == stored.outcome  # once
+    with pytest.raises(ClassError, match="closed"):
+        c.answer(a, r.code, q.id, "blows up")
