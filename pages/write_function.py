@@ -14,6 +14,7 @@ from studio.charts import plot
 from studio.lessons import widget
 from studio.page import require_app
 from studio.presets import bind_lesson
+from studio.room.keep import save_code, saved_code
 from studio.runner import current_session_id
 from studio.session_functions import adopt
 from studio.state import init_state
@@ -32,6 +33,8 @@ st.markdown("Fill in `forward` and `backward`, then press **Apply** under the ed
 init_state({"wf_plain": st_ace is None})
 bind_lesson("write_function")  # ?wf_challenge=tanh opens that challenge; a bad value warns and leaves the URL
 ss = st.session_state
+if "wf_sources" not in ss:  # in a class, the code kept for this browser comes back after a reload
+    ss["wf_sources"] = saved_code()
 for name in ("wf_sources", "wf_verdicts", "wf_checked", "wf_versions", "wf_offered"):  # per challenge
     if name not in ss:
         ss[name] = {}
@@ -130,6 +133,7 @@ if wanted:
     with st.spinner("Checking in the sandbox…"):
         ss.wf_verdicts[ch.key] = check(source, ch.key, owner=current_session_id())
     ss.wf_checked[ch.key] = source  # the code the verdict is about: the only code "Use" may adopt
+    save_code(ss.wf_sources)  # in a class, kept for this browser: a reload brings it back
     if ss.wf_verdicts[ch.key].passed:
         ss.wf_solved = [k for k in CHALLENGES if k in {*ss.wf_solved, ch.key}]
         if ch.key in ss.wf_offered:  # already in use: lessons 2 and 5 get the new version, under its own name

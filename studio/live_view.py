@@ -14,6 +14,7 @@ import streamlit as st
 
 from . import lessons
 from .room.follow import following, view
+from .room.keep import brought_back, save_run, saved_run
 from .runner import LiveRun, current_session_id
 
 
@@ -46,6 +47,8 @@ def controls(lesson: str, start: Callable[[], LiveRun] | None) -> LiveRun | None
     if following(lesson):
         view(lesson)  # the teacher's run, in place of the student's own: the page ends there
     run = current_run(lesson)
+    if run is None and (back := saved_run(lesson)) is not None:  # a reload in a class: the student's last run
+        run = keep_run(lesson, back)
     running = run is not None and run.running
     c1, c2, c3 = st.columns([1, 1, 3], vertical_alignment="bottom")
     lessons.widget(f"{lesson}_speed", c3)
@@ -62,6 +65,9 @@ def controls(lesson: str, start: Callable[[], LiveRun] | None) -> LiveRun | None
               on_click=_stop, args=(lesson,))
     if run is not None:
         run.set_speed(speed)
+    save_run(lesson, run)  # in a class, a finished run is kept for this browser
+    if brought_back(lesson, run):
+        st.caption("Your last run, kept by the class: the reload brought it back.")
     return run
 
 

@@ -210,3 +210,40 @@ def test_try_it_yourself_after_the_teacher_s_run_keeps_it_as_a_ghost(room_store,
     student.button(key="logistic_clear_ghosts").click().run()
     spec = json.dumps([json.loads(e.proto.spec) for e in student.get("plotly_chart")])
     assert "the teacher's run" not in spec
+
+
+def _reloaded(new_app, student):
+    """The same browser in a new session (a reload): its id comes back from its cookie."""
+    at = new_app()
+    at.session_state["room_browser"] = student.session_state["room_browser"]
+    at.run()
+    return at
+
+
+def test_a_reload_gives_back_the_student_s_class_last_run_and_lesson_6_code(room_store, new_app, monkeypatch):
+    from studio.room import memory
+
+    monkeypatch.setattr(memory, "known_browser", lambda: True)  # AppTest has no cookies: the id is set below
+    teacher, (code, _) = _teacher(new_app)
+    student = _student(new_app, code)
+    student.switch_page("pages/logistic.py").run()
+    student.number_input(key="lr_iters").set_value(50).run()
+    student.number_input(key="lr_lr").set_value(0.3).run()
+    student.select_slider(key="logistic_speed").set_value("max").run()
+    student.button(key="logistic_train").click().run()
+    run = wait_for_run(student, "logistic")
+    student.switch_page("pages/write_function.py").run()
+    student.toggle(key="wf_plain").set_value(True).run()
+    [box] = [t for t in student.text_area if t.key.startswith("wf_text_")]
+    box.input(box.value + "\n# mine\n").run()
+    student.button(key="wf_check").click().run()
+
+    again = _reloaded(new_app, student)
+    assert again.session_state["room_student"].code == code  # back in the class
+    again.switch_page("pages/logistic.py").run()
+    back = again.session_state["logistic_run"]
+    assert back.run_id == run.run_id and back.status == run.status and back.count == len(run.view()[0])
+    assert [s.loss for s in back.view()[0]] == pytest.approx([s.loss for s in run.view()[0]])
+    assert any("the reload brought it back" in c.value for c in again.caption)
+    again.switch_page("pages/write_function.py").run()
+    assert "# mine" in next(iter(again.session_state["wf_sources"].values()))
