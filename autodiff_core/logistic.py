@@ -37,6 +37,11 @@ class LogisticConfig:
     check_every: int = 20  # the tutorial checks the accuracy every 20 iterations, whatever is drawn
     stop_accuracy: float = 0.99  # stop once accuracy > this on a checked iteration
     zero_grad: bool = True  # False reproduces the tutorial's forgotten optimizer.zero_grad()
+    # A run that goes on from another's state (a student forking the teacher's run mid-way): the weights
+    # (w0, w1, b) after iteration ``first_iteration - 1`` instead of the seeded start, and the first iteration it
+    # computes. The optimizer's momentum starts from zero there: the other run's velocity is not carried over.
+    start: tuple[float, ...] = ()
+    first_iteration: int = 0
     device: str = "cpu"
     dtype: str = "float32"
 
@@ -54,6 +59,11 @@ class LogisticConfig:
         require_float("stop_accuracy", self.stop_accuracy, 0.0, 1.0)
         if not isinstance(self.zero_grad, bool):
             raise ValueError(f"zero_grad must be True or False; got {self.zero_grad!r}.")
+        if len(self.start) not in (0, 3):
+            raise ValueError(f"start must be three weights (w0, w1, b) or none; got {len(self.start)}.")
+        for name, value in zip(("w0", "w1", "b"), self.start, strict=False):
+            require_float(f"start {name}", value, -1e12, 1e12)
+        require_int("first_iteration", self.first_iteration, 0, max(self.max_iterations - 1, 0))
         require_device_name(self.device)
         require_dtype(self.dtype)
 
@@ -114,9 +124,14 @@ def make_data_and_model(config: LogisticConfig) -> tuple[torch.Tensor, torch.Ten
     """The clusters and the initial model, drawn in the tutorial's order from one seeded generator."""
     g = torch.Generator().manual_seed(config.seed)
     x, y = _clusters(config, g)
-    model = LogisticRegression(generator=g)
+    model = LogisticRegression(generator=g)  # drawn even when ``start`` replaces it: the same points either way
     device, dtype = resolve_device(config.device), resolve_dtype(config.dtype)
-    return x.to(device, dtype), y.to(device, dtype), model.to(device, dtype)
+    model = model.to(device, dtype)
+    if config.start:  # in the run's dtype: a float64 run goes on from float64 weights
+        with torch.no_grad():
+            model.features.weight.copy_(torch.tensor([config.start[:2]], dtype=torch.float64))
+            model.features.bias.copy_(torch.tensor(config.start[2:], dtype=torch.float64))
+    return x.to(device, dtype), y.to(device, dtype), model
 
 
 def train_logistic(config: LogisticConfig) -> Iterator[LogisticSnapshot]:
@@ -129,7 +144,7 @@ def train_logistic(config: LogisticConfig) -> Iterator[LogisticSnapshot]:
     loss_fn = nn.BCELoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=config.learning_rate, momentum=config.momentum)
     watch = Watch(config, train_x, train_y, model)  # what to draw, the accuracy check, saturation
-    for iteration in range(config.max_iterations):
+    for iteration in range(config.first_iteration, config.max_iterations):
         checkpoint()  # Stop ends the run here
         # forward
         y_pred = model(train_x)  # (2n, 1) probabilities

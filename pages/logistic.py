@@ -16,6 +16,7 @@ from studio.live_chart import live_chart
 from studio.live_view import controls, current_run, live_section, status_text
 from studio.page import require_app
 from studio.presets import bind_lesson, settings_box
+from studio.room.follow import forget_fork, fork_point
 from studio.runner import LiveRun
 from studio.sidebar import current_settings
 
@@ -61,6 +62,18 @@ with settings_box("logistic"):
     config, problem = logistic_ui()
 if problem:
     st.error(problem)
+elif (fork := fork_point("logistic")) is not None:  # "Try it yourself" while the teacher's run went
+    c = st.columns([4, 1], vertical_alignment="center")
+    w0, w1, b = fork["weights"]
+    if fork["step"] + 1 < config.max_iterations:
+        config = replace(config, start=(w0, w1, b), first_iteration=fork["step"] + 1)
+        c[0].info(f"Train goes on from the teacher's iteration {fork['step']:,} (w0 {w0:.2f}, w1 {w1:.2f}, b {b:.2f}), "
+                  "with the momentum starting again from zero.")
+    else:
+        c[0].info(f"The teacher's iteration {fork['step']:,} is past Max iterations, so Train starts from the "
+                  "beginning.")
+    c[1].button("Start from the beginning", key="lr_unfork", on_click=forget_fork, args=("logistic",),
+                width="stretch", help="Train from the tutorial's starting weights instead of the teacher's.")
 
 
 def start() -> LiveRun:

@@ -207,7 +207,8 @@ def logistic_live_payload(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: n
     curves = {3: {"x": [s.iteration for s in good], "y": [s.loss for s in good]},
               4: {"x": [s.iteration for s in good], "y": [s.accuracy for s in good]}}
     states = [{"seq": s.iteration, "step": s.iteration, "traces": {2: boundary_line(s, span)},
-               "caption": logistic_caption(s), "metrics": logistic_metrics(s)} for s in good[-WINDOW:]]
+               "caption": logistic_caption(s), "metrics": logistic_metrics(s), "weights": [s.w0, s.w1, s.b]}
+              for s in good[-WINDOW:]]  # weights: where a student who forks the run goes on from
     return _payload(run_id, status, status_text, layout, _logistic_base(x, y), curves, states,
                     height=LIVE_HEIGHT, empty_caption="Press Train to start.")
 

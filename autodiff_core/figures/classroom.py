@@ -36,7 +36,7 @@ PIN_COLOR = "#000000"
 SHORT = {"learning_rate": "lr", "n_per_class": "points", "max_iterations": "max iterations",
          "record_every": "every", "stop_accuracy": "stop at", "test_fraction": "test", "batch_size": "batch",
          "data_seed": "data seed", "init_seed": "seed", "hidden": "layers", "D_in": "D_in", "N": "N", "H": "H"}
-UNLABELLED = {"device"}  # where it ran does not change what it learned
+UNLABELLED = {"device", "start", "first_iteration"}  # where it ran, or from which state, is not a setting
 
 
 def difference_label(config, reference, limit: int = 3) -> str:

@@ -93,28 +93,74 @@ _GHOST = "room_teacher_ghost"  # session: lesson -> the teacher's last finished 
 
 
 def teacher_ghost(lesson: str) -> dict | None:
-    """The teacher's finished run this student took with "Try it yourself", as ``classroom``'s ghosts keep one."""
-    return st.session_state.get(_GHOST, {}).get(lesson)
+    """The teacher's finished run this student took with "Try it yourself", as ``classroom``'s ghosts keep one.
+    Taken mid-run, it is the run's end: read from the class once the teacher's run has ended."""
+    ghosts = st.session_state.get(_GHOST, {})
+    if ghosts.get(lesson, True) is None and (student := panel.joined()) is not None:
+        try:
+            got = relay.teacher_ghost(student.code, lesson)
+        except Exception:
+            got = None
+        if got is not None and got["run_id"] == st.session_state.get(_FORK, {}).get(lesson, {}).get("run"):
+            ghosts[lesson] = _ghost_entry(got)
+    return ghosts.get(lesson) or None
+
+
+def _ghost_entry(got: dict) -> dict:
+    return {"run_id": f"teacher-{got['run_id']}", "config": None, "label": "the teacher's run", "ghost": got["ghost"]}
 
 
 def forget_teacher_ghost(lesson: str) -> None:
     st.session_state.get(_GHOST, {}).pop(lesson, None)
 
 
+_FORK = "room_fork"  # session: lesson -> the teacher's state a student forked mid-run ({"step", "weights"})
+
+
+def fork_point(lesson: str) -> dict | None:
+    """The teacher's state this student took mid-run with "Try it yourself": its step and weights."""
+    return st.session_state.get(_FORK, {}).get(lesson)
+
+
+def forget_fork(lesson: str) -> None:
+    st.session_state.get(_FORK, {}).pop(lesson, None)
+
+
+def _fork_at(code: str, lesson: str) -> dict | None:
+    """The newest state of the teacher's run of ``lesson`` while it goes, where it carries weights."""
+    got = relay.newest(code)
+    if got is None or got[0] != lesson or got[1].get("status") not in ("starting", "running"):
+        return None
+    states = [s for s in got[1].get("states") or [] if isinstance(s.get("weights"), list)]
+    if not states:
+        return None
+    return {"step": int(states[-1]["step"]), "weights": [float(w) for w in states[-1]["weights"]],
+            "run": got[1].get("run")}
+
+
 def _try_it(lesson: str) -> None:
     student = panel.joined()
     try:
         got = relay.teacher_ghost(student.code, lesson) if student is not None else None
+        fork = _fork_at(student.code, lesson) if student is not None else None
     except Exception:
         log.exception("the class store failed")
-        got = None
-    if got is not None:  # beside the student's own runs, to compare with
-        ghosts = st.session_state.setdefault(_GHOST, {})
-        ghosts[lesson] = {"run_id": f"teacher-{got['run_id']}", "config": None, "label": "the teacher's run",
-                          "ghost": got["ghost"]}
+        got = fork = None
+    forks = st.session_state.setdefault(_FORK, {})
+    forks.pop(lesson, None)
+    if fork is not None:  # mid-run: the student goes on from the teacher's step and weights
+        forks[lesson] = fork
+    ghosts = st.session_state.setdefault(_GHOST, {})
+    if fork is not None:  # the teacher's run is going: its ghost comes when it ends (None: wanted, not there yet)
+        ghosts[lesson] = None
+    elif got is not None:  # beside the student's own runs, to compare with
+        ghosts[lesson] = _ghost_entry(got)
+    else:
+        ghosts.pop(lesson, None)
     st.session_state[FOLLOW] = False
-    st.session_state["room_note"] = ("Your own copy of the teacher's settings: change them, or press Train to run "
-                                     "them yourself.")
+    st.session_state["room_note"] = (
+        f"Your own copy of the teacher's run at iteration {fork['step']:,}: press Train to go on from there." if fork
+        else "Your own copy of the teacher's settings: change them, or press Train to run them yourself.")
 
 
 def _follow_again() -> None:

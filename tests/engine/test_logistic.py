@@ -2,6 +2,7 @@
 against PyTorch itself (the tutorial's loop, autograd's gradient and Hessian)."""
 
 import re
+from dataclasses import replace
 
 import pytest
 import torch
@@ -103,3 +104,23 @@ def test_forgotten_zero_grad_on_overlapping_clusters_is_blamed_not_the_learning_
     assert "Put zero_grad() back" in last.message and "learning rate" not in last.message
     right = list(train_logistic(LogisticConfig(mean=1.0)))[-1]
     assert right.saturated == 0 and not right.message
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_run_that_goes_on_from_another_s_weights_is_that_run_without_momentum(dtype):
+    """A fork: the weights after iteration k, and iterations from k + 1. Without momentum (whose velocity a fork
+    does not carry over) it is the uninterrupted run, to the last digit; with momentum it is a fresh start there."""
+    base = LogisticConfig(momentum=0.0, max_iterations=120, record_every=1, stop_accuracy=1.0, dtype=dtype)
+    whole = list(train_logistic(base))
+    k = 59
+    at = whole[k]
+    fork = replace(base, start=(at.w0, at.w1, at.b), first_iteration=k + 1)
+    rest = list(train_logistic(fork))
+    assert [s.iteration for s in rest] == [s.iteration for s in whole[k + 1:]]
+    tol = 1e-6 if dtype == "float32" else 1e-12
+    for a, b in zip(rest, whole[k + 1:], strict=True):
+        assert (a.loss, a.w0, a.w1, a.b) == pytest.approx((b.loss, b.w0, b.w1, b.b), rel=tol, abs=tol)
+    with pytest.raises(ValueError, match="start must be three weights"):
+        replace(base, start=(1.0, 2.0))
+    with pytest.raises(ValueError, match="first_iteration"):
+        replace(base, first_iteration=120)

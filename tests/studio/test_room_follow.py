@@ -247,3 +247,39 @@ def test_a_reload_gives_back_the_student_s_class_last_run_and_lesson_6_code(room
     assert any("the reload brought it back" in c.value for c in again.caption)
     again.switch_page("pages/write_function.py").run()
     assert "# mine" in next(iter(again.session_state["wf_sources"].values()))
+
+
+def test_try_it_yourself_mid_run_goes_on_from_the_teacher_s_iteration_and_weights(room_store, new_app):
+    teacher, (code, _) = _teacher(new_app)
+    teacher.switch_page("pages/logistic.py").run()
+    teacher.number_input(key="lr_iters").set_value(400).run()
+    teacher.number_input(key="lr_stop").set_value(1.0).run()  # never reached: all 400 iterations
+    teacher.select_slider(key="logistic_speed").set_value("50").run()
+    student = _student(new_app, code)
+    teacher.button(key="logistic_train").click().run()
+    deadline = time.monotonic() + 30
+    while True:
+        got = relay.newest(code)
+        if got is not None and got[1]["status"] == "running" and got[1]["states"] and got[1]["states"][-1]["step"] > 30:
+            break
+        assert time.monotonic() < deadline, "the teacher's run never reached the relay"
+        time.sleep(0.05)
+    student.run()
+    student.button(key="room_try").click().run()
+    fork = student.session_state["room_fork"]["logistic"]
+    assert fork["step"] > 30 and len(fork["weights"]) == 3
+    assert any(f"iteration {fork['step']:,}" in i.value for i in student.info)
+    student.select_slider(key="logistic_speed").set_value("max").run()
+    student.button(key="logistic_train").click().run()
+    mine = wait_for_run(student, "logistic")
+    assert mine.config.start == tuple(fork["weights"]) and mine.view()[0][0].iteration == fork["step"] + 1
+    teacher.session_state["logistic_run"].stop()
+    deadline = time.monotonic() + 20
+    while relay.teacher_ghost(code, "logistic") is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    student.run()  # the teacher's run has ended: its ghost is beside the student's run
+    spec = json.dumps([json.loads(e.proto.spec) for e in student.get("plotly_chart")])
+    assert "the teacher's run" in spec
+    student.button(key="lr_unfork").click().run()
+    assert "logistic" not in student.session_state["room_fork"]
