@@ -22,7 +22,7 @@ from typing import Any
 
 import streamlit as st
 
-from .state import init_state
+from .state import init_state, put
 
 ECHO = 40  # characters of a URL value that a message shows back
 MAX_TEXT = 200  # longest free-text value a link may set (longer ones fall back)
@@ -242,6 +242,15 @@ def bind(lesson: str, settings: list[Setting], presets: dict[str, dict] | None =
         st.button("Dismiss", key=f"{lesson}_links_dismiss", type="tertiary",
                   on_click=lambda: (notes.clear(), dismiss_shared()))
     write_url(settings, legacy)
+
+
+def take(lesson: str, found: dict, notes: list[str]) -> None:
+    """Settings read by ``read_params`` elsewhere (a run sent to the class board) become the lesson's, as a
+    link's do on first sight: its widgets start from them, and its page shows ``notes`` (what fell back)."""
+    for key, value in found.items():
+        put(key, value)
+    st.session_state[f"_links_read_{lesson}"] = True  # the address bar then follows them, not the other way
+    st.session_state[_notes_key(lesson)] = list(notes)
 
 
 def current_values(settings: list[Setting]) -> dict:
