@@ -28,7 +28,7 @@ from .lessons import SETTINGS
 from .links import echo
 from .png_button import png_button
 from .presets import sync_url
-from .room import board
+from .room import board, board_view
 from .runner import LiveRun
 
 KEEP = 3  # finished runs kept as ghosts (besides the pinned one)
@@ -140,7 +140,7 @@ def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
         sync_url(lesson)  # a button that changed a setting mid-run (Regenerate) reaches the address bar
     remember_finished(lesson, run)
     board.remember_settings(lesson, run)
-    board.lesson_panel(lesson)  # the presenter's board of this lesson, right under its chart
+    board_view.lesson_panel(lesson)  # the presenter's board of this lesson, right under its chart
     finished = run is not None and not run.running and run.status in FINISHED and run.view()[0]
     history = _history(lesson)
     c = iter(st.columns(6, vertical_alignment="bottom"))  # filled from the left: no empty slot between buttons

@@ -1,4 +1,4 @@
-"""The class board: what students send, and the teacher's view of it.
+"""The class board: what students send, and what the teacher's board makes of it (``board_view`` draws it).
 
 A student in a class presses "Send to class" under a finished run (its settings, as the lesson's URL parameters,
 and its final figures) or under lesson 6's verdict (the challenge, whether it passed, the mistake the judge
@@ -16,13 +16,10 @@ import re
 
 import streamlit as st
 
-from autodiff_core.figures.board import board_scatter
 from autodiff_core.grading.challenges import CHALLENGES
 
 from .. import lessons
-from ..charts import plot
 from ..links import Setting, current_values, read_params, take, to_params
-from ..presenter import presenting
 from . import panel
 
 SCORES = ("loss", "test_loss", "train_loss", "accuracy", "test_accuracy", "train_accuracy")  # a snapshot's, if it has
@@ -113,12 +110,6 @@ def picked(selection) -> int | None:
     return None
 
 
-def _on_pick(lesson: str, chart: str) -> None:
-    index = picked(st.session_state.get(chart))
-    if index is not None:
-        st.session_state[PICK] = (lesson, index)
-
-
 @panel.guarded
 def take_pick(current: str) -> None:
     """Before the page draws (app.py): load the run a click on the board chose, as the teacher's next run, and
@@ -137,7 +128,7 @@ def take_pick(current: str) -> None:
     found, notes = read_params(list(lesson.settings), {k: [v] for k, v in entry["settings"].items()},
                                legacy=lesson.legacy)
     take(key, found, notes)
-    score = _score(key, [entry])
+    score = _score([entry])
     value = entry["figures"].get(score) if score else None
     st.session_state[_LOADED] = (f"Loaded the settings of the run with {NAMES.get(score, score)} {value:.4g}: "
                                  "press Train." if value is not None else "Loaded the run's settings: press Train.")
@@ -156,33 +147,33 @@ def numeric_settings(lesson: str, entries: list[dict]) -> dict[str, Setting]:
     """The lesson's number settings that the runs sent hold, by key (what the scatter can put on x)."""
     found = {}
     for s in lessons.lesson(lesson).settings:
-        if s.kind in (int, float) and any(_number(s, e) is not None for e in entries):
+        if s.kind in (int, float) and any(setting_value(s, e) is not None for e in entries):
             found[s.key] = s
     return found
 
 
-def _number(setting: Setting, entry: dict) -> float | None:
+def setting_value(setting: Setting, entry: dict) -> float | None:
     text = entry.get("settings", {}).get(setting.key)
     value = setting.parse(text)[0] if isinstance(text, str) else None
     return None if value is None else float(value)
 
 
-def _scores(entries: list[dict]) -> list[str]:
+def scores(entries: list[dict]) -> list[str]:
     present = {k for e in entries for k, v in e.get("figures", {}).items() if v is not None}
     return [k for k in (*SCORES, "steps") if k in present]
 
 
-def _score(lesson: str, entries: list[dict]) -> str | None:
-    scores = _scores(entries)
-    return scores[0] if scores else None
+def _score(entries: list[dict]) -> str | None:
+    found = scores(entries)
+    return found[0] if found else None
 
 
-def _default_x(options: dict[str, Setting], entries: list[dict]) -> str:
+def default_x(options: dict[str, Setting], entries: list[dict]) -> str:
     """The learning rate when the lesson has one, else the first setting whose value differs between runs."""
     for key, s in options.items():
         if s.label.startswith("Learning rate"):
             return key
-    varied = [k for k, s in options.items() if len({_number(s, e) for e in entries}) > 1]
+    varied = [k for k, s in options.items() if len({setting_value(s, e) for e in entries}) > 1]
     return (varied or list(options))[0]
 
 
@@ -192,7 +183,7 @@ def run_table(lesson: str, entries: list[dict], score: str, shown: bool) -> list
     rows = []
     for e in entries:
         row = {"student": who(e, shown)}
-        row.update({NAMES.get(k, k): e["figures"].get(k) for k in _scores(entries)})
+        row.update({NAMES.get(k, k): e["figures"].get(k) for k in scores(entries)})
         row.update({s.label or s.key: e["settings"].get(s.key, "") for s in settings if not s.key.endswith("_speed")})
         rows.append(row)
     col, high = NAMES.get(score, score), "accuracy" in score
@@ -204,38 +195,8 @@ def run_table(lesson: str, entries: list[dict], score: str, shown: bool) -> list
     return sorted(rows, key=order)
 
 
-def _indexed(subs: list[dict], lesson: str) -> list[tuple[int, dict]]:
+def indexed(subs: list[dict], lesson: str) -> list[tuple[int, dict]]:
     return [(i, e) for i, e in enumerate(subs) if e.get("lesson") == lesson]
-
-
-def run_section(lesson: str, subs: list[dict], shown: bool, prefix: str = "board") -> None:
-    """A run lesson's board: the scatter (a setting on x, a score on y) and the table sorted by the score."""
-    indexed = _indexed(subs, lesson)
-    entries = [e for _, e in indexed]
-    options, scores = numeric_settings(lesson, entries), _scores(entries)
-    if not scores:
-        return
-    x_key, y_key = f"{prefix}_{lesson}_x", f"{prefix}_{lesson}_y"
-    c = st.columns(2)
-    if options:
-        if st.session_state.get(x_key) not in options:
-            st.session_state[x_key] = _default_x(options, entries)
-        c[0].selectbox("Setting (x)", list(options), key=x_key, format_func=lambda k: options[k].label or k)
-    if st.session_state.get(y_key) not in scores:
-        st.session_state[y_key] = scores[0]
-    c[1].selectbox("Score (y)", scores, key=y_key, format_func=lambda k: NAMES.get(k, k))
-    score = st.session_state[y_key]
-    if options:
-        setting = options[st.session_state[x_key]]
-        points = [(i, _number(setting, e), e["figures"].get(score), who(e, shown)) for i, e in indexed]
-        points = [p for p in points if p[1] is not None and p[2] is not None]
-        chart = f"{prefix}_{lesson}_chart"
-        plot(board_scatter([p[1] for p in points], [p[2] for p in points], [p[3] for p in points],
-                           [p[0] for p in points], x_title=setting.label or setting.key,
-                           y_title=NAMES.get(score, score)),
-             key=chart, on_select=lambda: _on_pick(lesson, chart), selection_mode="points")
-        st.caption("Click a point to load that run's settings as your next run.")
-    st.dataframe(run_table(lesson, entries, score, shown), hide_index=True, width="stretch")
 
 
 def challenge_tables(entries: list[dict], shown: bool) -> tuple[list[dict], list[dict], list[dict]]:
@@ -263,65 +224,9 @@ def challenge_tables(entries: list[dict], shown: bool) -> tuple[list[dict], list
     return per_challenge, per_mistake, per_student
 
 
-def challenge_section(entries: list[dict], shown: bool) -> None:
-    per_challenge, per_mistake, per_student = challenge_tables(entries, shown)
-    c = st.columns(2)
-    c[0].markdown("**Solved, per challenge**")
-    c[0].dataframe(per_challenge, hide_index=True, width="stretch")
-    c[1].markdown("**Mistakes the judge named**")
-    if per_mistake:
-        c[1].dataframe(per_mistake, hide_index=True, width="stretch")
-    else:
-        c[1].caption("None sent yet.")
-    st.markdown("**Who solved which**")
-    st.dataframe(per_student, hide_index=True, width="stretch")
-
-
-def section(lesson: str, subs: list[dict], shown: bool, prefix: str = "board") -> None:
-    """One lesson's part of the board: its challenges (lesson 6) or its runs."""
-    entries = [e for e in subs if e.get("lesson") == lesson]
-    if any("challenge" in e.get("notes", {}) for e in entries):
-        challenge_section(entries, shown)
-    else:
-        run_section(lesson, subs, shown, prefix)
-
-
 def sent_line(entries: list[dict]) -> str:
     students = len({e.get("student") for e in entries})
     return (f"{len(entries)} {'run' if len(entries) == 1 else 'runs'} sent by {students} "
             f"{'student' if students == 1 else 'students'}.")
 
 
-@panel.guarded
-def _show_names(code: str, key: str) -> None:
-    panel.classes().show_names(code, key, bool(st.session_state.get(NAMES_KEY)))
-
-
-def names_toggle(code: str, key: str) -> bool:
-    """"Show nicknames": the class's setting (``Classes.show_names``), which every board of it follows."""
-    shown = panel.classes().room(code).names_shown
-    st.session_state[NAMES_KEY] = shown  # another tab of the teacher's may have changed it
-    st.toggle("Show nicknames", key=NAMES_KEY, on_change=_show_names, args=(code, key),
-              help="Hidden until you show them: each point and row then says who sent it.")
-    return shown
-
-
-def lesson_panel(lesson: str) -> None:
-    """In the presenter view, under a lesson's chart: the teacher's board of this lesson, folded."""
-    if not presenting():
-        return
-    try:
-        held = panel.teaching()
-        subs = panel.classes().submissions(held[0]) if held is not None else []
-        shown = held is not None and panel.classes().room(held[0]).names_shown
-    except Exception:
-        return  # the sidebar says the store is unavailable
-    if held is None:
-        return
-    entries = [e for e in subs if e.get("lesson") == lesson]
-    with st.expander(f"Class board · {len(entries)} sent", expanded=False):
-        if entries:
-            st.caption(sent_line(entries))
-            section(lesson, subs, shown, prefix="present")
-        else:
-            st.caption("No student has sent anything from this lesson yet.")

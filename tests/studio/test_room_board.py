@@ -217,6 +217,7 @@ def test_the_presenter_view_shows_the_lesson_s_board_under_its_chart(room_store,
     [el] = [c for c in t.get("plotly_chart") if c.proto.id.endswith("present_logistic_chart")]
     spec = json.loads(el.proto.spec)
     assert spec["data"][0]["x"] == [0.3] and spec["layout"]["font"]["size"] >= 18  # the presenter's scale
+    assert f"1. `hidden` · final loss **{reference_loss(0.3):.4g}**" in [m.value for m in t.markdown]
 
 
 def test_a_student_outside_a_class_has_no_send_button(app):
