@@ -6,6 +6,7 @@ challenge and each mistake the judge named."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -16,6 +17,7 @@ from autodiff_core.grading.judge import judge
 from studio.room import board, panel
 from studio.room.classes import Classes
 from studio.room.store import SQLiteStore
+from tests.conftest import wait_for_run
 from tests.studio.test_app import train_at_full_speed
 
 SIGMOID = CHALLENGES["sigmoid"].solution
@@ -225,3 +227,47 @@ def test_a_student_outside_a_class_has_no_send_button(app):
     app.number_input(key="lr_iters").set_value(20).run()
     train_at_full_speed(app, "logistic")
     assert not [b for b in app.button if b.key == "logistic_send"]
+
+
+def test_lessons_2_and_5_send_their_runs_too(room_store, new_app):
+    """Lesson 2's final loss (the engine's, for the same settings), lesson 5's paused run with its test loss and
+    accuracy: each with the settings it ran with, whatever the widgets say since."""
+    from autodiff_core import TwoLayerConfig, train_two_layer
+
+    _, code = teacher(new_app)
+    s = student(new_app, code, "Ada")
+    s.switch_page("pages/two_layer.py").run()
+    s.number_input(key="tl_steps").set_value(30).run()
+    run = train_at_full_speed(s, "two_layer")
+    s.button(key="two_layer_send").click().run()
+    [sub] = room_store.submissions(code)
+    assert sub["settings"]["tl_steps"] == "30" and sub["figures"]["steps"] == run.last.step
+    assert sub["figures"]["loss"] == pytest.approx(list(train_two_layer(TwoLayerConfig(steps=30)))[-1].loss, rel=1e-6)
+
+    s.switch_page("pages/playground.py").run()
+    s.number_input(key="pg_lr").set_value(0.1).run()
+    s.select_slider(key="pg_speed").set_value("200").run()
+    s.button(key="pg_play").click().run()
+    time.sleep(0.5)
+    s.button(key="pg_pause").click().run()
+    run = wait_for_run(s, "playground", timeout=10)
+    s.number_input(key="pg_lr").set_value(0.3).run()
+    s.button(key="playground_send").click().run()
+    assert not s.exception and [x.value for x in s.success][-1] == board.SENT
+    sub = room_store.submissions(code)[-1]
+    assert sub["lesson"] == "playground" and sub["settings"]["pg_lr"] == "0.1" and sub["settings"]["pg_hidden"]
+    assert sub["figures"]["test_loss"] == pytest.approx(run.last.test_loss)
+    assert sub["figures"]["test_accuracy"] == pytest.approx(run.last.test_accuracy)
+
+
+def test_the_presenter_view_of_lesson_6_shows_its_counts(room_store, new_app):
+    t, code = teacher(new_app)
+    for i, source in enumerate((FORGOT, FORGOT, SIGMOID)):
+        verdict_sent(room_store, code, f"browser-of-student-{i}-xx", f"S{i}", "sigmoid", source)
+    t.sidebar.toggle(key="present").set_value(True).run()
+    t.switch_page("pages/write_function.py").run()
+    [box] = [e for e in t.expander if e.label.startswith("Class board")]
+    assert box.label == "Class board · 3 sent"
+    text = [m.value for m in t.markdown]
+    assert f"- {CHALLENGES['sigmoid'].title}: **1** of 3 solved" in text
+    assert f"- `{board.mistake(judge(FORGOT, 'sigmoid'))}`: **2**" in text
