@@ -220,6 +220,10 @@ def test_the_presenter_view_shows_the_lesson_s_board_under_its_chart(room_store,
     spec = json.loads(el.proto.spec)
     assert spec["data"][0]["x"] == [0.3] and spec["layout"]["font"]["size"] >= 18  # the presenter's scale
     assert f"1. `hidden` · final loss **{reference_loss(0.3):.4g}**" in [m.value for m in t.markdown]
+    t.session_state[board.PICK] = ("logistic", 0)  # a click on the folded board's point: loaded on this page
+    t.run()
+    assert not t.exception, [e.value for e in t.exception]
+    assert t.number_input(key="lr_lr").value == 0.3 and t.number_input(key="lr_iters").value == 40
 
 
 def test_a_student_outside_a_class_has_no_send_button(app):
