@@ -115,9 +115,10 @@ def take_pick(current: str) -> None:
     """Before the page draws (app.py): load the run a click on the board chose, as the teacher's next run, and
     open its lesson (``current``: the page's url path). Its settings are checked as a link's are."""
     if (said := st.session_state.pop(_LOADED, None)) is not None:
-        st.toast(said, duration="long")
-    choice, held = st.session_state.pop(PICK, None), panel.teaching()
-    if choice is None or held is None:
+        st.toast(said, duration="long")  # the lesson just opened
+    choice = st.session_state.pop(PICK, None)
+    held = panel.teaching() if choice is not None else None
+    if held is None:
         return
     key, index = choice
     subs = panel.classes().submissions(held[0])
@@ -130,9 +131,12 @@ def take_pick(current: str) -> None:
     take(key, found, notes)
     score = _score([entry])
     value = entry["figures"].get(score) if score else None
-    st.session_state[_LOADED] = (f"Loaded the settings of the run with {NAMES.get(score, score)} {value:.4g}: "
-                                 "press Train." if value is not None else "Loaded the run's settings: press Train.")
-    if current != key:
+    said = (f"Loaded the settings of the run with {NAMES.get(score, score)} {value:.4g}: train to run them."
+            if value is not None else "Loaded the run's settings: train to run them.")
+    if current == key:
+        st.toast(said, duration="long")
+    else:
+        st.session_state[_LOADED] = said
         st.switch_page(lesson.page)
 
 

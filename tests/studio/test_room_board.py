@@ -147,6 +147,8 @@ def test_clicking_a_point_loads_that_run_s_settings_into_the_lesson(room_store, 
     t.run()
     assert not t.exception, [e.value for e in t.exception]
     assert t.title[0].value.startswith("3 · Logistic regression")
+    assert [x.value for x in t.toast] == [f"Loaded the settings of the run with final loss "
+                                          f"{reference_loss(0.3, iters=25):.4g}: train to run them."]
     assert t.number_input(key="lr_lr").value == 0.3 and t.number_input(key="lr_iters").value == 25
     t.switch_page("pages/logistic.py").run()  # where the browser now is (AppTest stays on its own page)
     assert t.number_input(key="lr_lr").value == 0.3 and t.number_input(key="lr_iters").value == 25
