@@ -28,10 +28,18 @@ def board_scatter(xs: list[float], ys: list[float], names: list[str], ids: list,
         x=xs, y=ys, mode="markers", customdata=ids, text=[html.escape(n) for n in names],  # text, not tags
         marker={"size": 14, "color": OKABE_ITO["blue"], "line": {"width": 1, "color": "white"}, "opacity": 0.85},
         hovertemplate=f"%{{text}}<br>{_safe(x_title)} %{{x:.4g}}<br>{_safe(y_title)} %{{y:.4g}}<extra></extra>"))
-    fig.update_xaxes(title_text=x_title, type="log" if log_axis(xs) else "linear")
-    fig.update_yaxes(title_text=y_title, type="log" if log_axis(ys) else "linear")
+    fig.update_xaxes(title_text=x_title, **_axis(xs))
+    fig.update_yaxes(title_text=y_title, **_axis(ys))
     return style(fig, height=420, margin={"l": 70, "r": 20, "t": 30, "b": 60}, showlegend=False,
                  clickmode="event+select", dragmode=False)
+
+
+def _axis(values: list[float]) -> dict:
+    """Log for positive values over a decade; else linear, from 0 when none is negative (a learning rate, a
+    loss: one point alone would otherwise sit in a range of negative values)."""
+    if log_axis(values):
+        return {"type": "log"}
+    return {"type": "linear", "rangemode": "nonnegative" if all(v >= 0 for v in values) else "normal"}
 
 
 def _safe(title: str) -> str:

@@ -56,3 +56,12 @@ def test_a_student_sends_a_run_and_the_teacher_sees_it_on_the_board(server, brow
     expect(teacher.get_by_label("Learning rate", exact=True)).to_have_value(str(LR))
     expect(teacher.get_by_label("Max iterations", exact=True)).to_have_value(str(ITERS))
     assert "lr_lr=0.05" in teacher.url
+
+    # The presenter view of lesson 3 (a new session: the teacher's cookie keeps the class) folds the board in.
+    teacher.goto(f"{server}/logistic?present=1")
+    wait_idle(teacher)
+    folded = teacher.get_by_text("Class board · 1 sent")
+    expect(folded).to_be_visible(timeout=30_000)
+    folded.click()
+    expect(teacher.get_by_text(f"final loss {loss:.4g}")).to_be_visible()
+    assert exception_boxes(teacher) == 0

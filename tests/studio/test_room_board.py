@@ -173,6 +173,9 @@ def test_log_axes_only_for_positive_values_over_a_decade_and_a_hover_name_is_tex
     fig = board_scatter([1.0], [0.5], ["<b>Bo</b>"], [0], x_title="Learning rate", y_title="final loss")
     assert fig.data[0].text == ("&lt;b&gt;Bo&lt;/b&gt;",)  # plotly draws the tags' text, not bold
     assert fig.layout.xaxis.type == "linear" and "Learning rate" in fig.data[0].hovertemplate
+    assert fig.layout.xaxis.rangemode == "nonnegative"  # a learning rate alone: no negative axis around it
+    bias = board_scatter([-1.0, 2.0], [0.5, 0.4], ["a", "b"], [0, 1], x_title="Bias", y_title="final loss")
+    assert bias.layout.xaxis.rangemode == "normal" and bias.layout.yaxis.rangemode == "nonnegative"
 
 
 def verdict_sent(room_store, code: str, browser: str, name: str, challenge: str, source: str):
