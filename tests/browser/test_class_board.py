@@ -50,6 +50,8 @@ def test_a_student_sends_a_run_and_the_teacher_sees_it_on_the_board(server, brow
 
     # A click on the point: lesson 3 opens with that run's settings, for the teacher's next run.
     marker = teacher.locator('[data-testid="stPlotlyChart"] .scatterlayer .point').first
+    marker.hover(force=True)
+    expect(teacher.locator('[data-testid="stPlotlyChart"] .hoverlayer')).to_contain_text("hidden")  # who sent it
     marker.click(force=True)
     wait_idle(teacher)
     expect(teacher.get_by_role("heading", name="3 · Logistic regression with an nn.Module")).to_be_visible()
