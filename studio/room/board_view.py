@@ -123,7 +123,8 @@ def _show_names(code: str, key: str) -> None:
 
 def names_toggle(code: str, key: str) -> bool:
     """"Show nicknames": the class's setting (``Classes.show_names``), which every board of it follows."""
-    shown = panel.classes().room(code).names_shown
+    room = panel.classes().room(code)
+    shown = room is not None and room.names_shown  # None: the class was deleted since this run began
     st.session_state[NAMES_KEY] = shown  # the class's, which another tab of the teacher's may have changed
     st.toggle("Show nicknames", key=NAMES_KEY, on_change=_show_names, args=(code, key),
               help="Hidden until you show them: each point and row then says who sent it.")
@@ -137,7 +138,8 @@ def lesson_panel(lesson: str) -> None:
     try:
         held = panel.teaching()
         subs = panel.classes().submissions(held[0]) if held is not None else []
-        shown = held is not None and panel.classes().room(held[0]).names_shown
+        room = panel.classes().room(held[0]) if held is not None else None
+        shown = room is not None and room.names_shown
     except Exception:
         return  # the sidebar says the store is unavailable
     if held is None:

@@ -280,3 +280,17 @@ def test_the_presenter_view_of_lesson_6_shows_its_counts(room_store, new_app):
     text = [m.value for m in t.markdown]
     assert f"- {CHALLENGES['sigmoid'].title}: **1** of 3 solved" in text
     assert f"- `{board.mistake(judge(FORGOT, 'sigmoid'))}`: **2**" in text
+
+
+def test_a_store_that_fails_leaves_the_board_page_drawn_without_a_traceback(app, monkeypatch):
+    class Down:
+        def __getattr__(self, name):
+            raise ConnectionError("Error 111 connecting to 10.0.0.10:6379. Connection refused.")
+
+    monkeypatch.setattr(panel, "classes", lambda: Down())
+    app.session_state["room_teacher"] = ("ABCDE", "key")  # a teacher whose store then went away
+    board_page(app)
+    assert app.title[0].value == "Class board" and panel.UNAVAILABLE in [c.value for c in app.sidebar.caption]
+    app.session_state[board.PICK] = ("logistic", 0)
+    app.run()
+    assert not app.exception and app.title[0].value == "Class board"
