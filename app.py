@@ -14,6 +14,7 @@ if __name__ == "__main__":
     from studio.offline_notice import offline_notice
     from studio.page import student_function_stopped
     from studio.presenter import presenter_toggle, sidebar_state
+    from studio.room.board import take_pick
     from studio.room.follow import lead_or_follow
     from studio.session_functions import share_with_lessons
     from studio.sidebar import sidebar
@@ -24,9 +25,11 @@ if __name__ == "__main__":
                        initial_sidebar_state=sidebar_state())
 
     page = st.navigation([st.Page("pages/home.py", title="Home", default=True),
-                          *(st.Page(x.page, title=x.nav_title, url_path=x.key) for x in lessons())])
+                          *(st.Page(x.page, title=x.nav_title, url_path=x.key) for x in lessons()),
+                          st.Page("pages/board.py", title="Class board", url_path="board")])
     lead_or_follow(page.url_path)  # in a class: the teacher's page leads it, a student's follows
     sidebar()
+    take_pick(page.url_path)  # a run the teacher clicked on the class board: its settings, before its page draws
     presenter_toggle()
     with st.sidebar:
         offline_notice()  # the page's own words if the server stops answering

@@ -14,6 +14,7 @@ from studio.charts import plot
 from studio.lessons import widget
 from studio.page import require_app
 from studio.presets import bind_lesson
+from studio.room import board, board_view
 from studio.room.keep import save_code, saved_code
 from studio.runner import current_session_id
 from studio.session_functions import adopt
@@ -143,6 +144,9 @@ if wanted:
 verdict = ss.wf_verdicts.get(ch.key)
 if verdict is not None:
     show_verdict(ch, verdict)
+    board.send_button(lambda: board.verdict_entry("write_function", ch.key, ss.wf_checked[ch.key], verdict),
+                      key="wf_send")
+board_view.lesson_panel("write_function")  # in the presenter view, who solved which challenge, and their mistakes
 
 if verdict is not None and verdict.passed and ch.n_inputs == 1:
     st.subheader("Use it")

@@ -28,6 +28,7 @@ from .lessons import SETTINGS
 from .links import echo
 from .png_button import png_button
 from .presets import sync_url
+from .room import board, board_view
 from .room.follow import forget_teacher_ghost, teacher_ghost
 from .runner import LiveRun
 
@@ -143,6 +144,8 @@ def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
     if lesson in SETTINGS:
         sync_url(lesson)  # a button that changed a setting mid-run (Regenerate) reaches the address bar
     remember_finished(lesson, run)
+    board.remember_settings(lesson, run)
+    board_view.lesson_panel(lesson)  # the presenter's board of this lesson, right under its chart
     finished = run is not None and not run.running and run.status in FINISHED and run.view()[0]
     history = _history(lesson)
     c = iter(st.columns(6, vertical_alignment="bottom"))  # filled from the left: no empty slot between buttons
@@ -169,6 +172,8 @@ def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
     next(c).button("Clear ghosts", key=f"{lesson}_clear_ghosts", width="stretch",
                 disabled=not history and st.session_state.get(_pin_key(lesson)) is None and not teacher_ghost(lesson),
                 on_click=_clear, args=(lesson, run))
+    if finished:
+        board.send_button(lambda: board.run_entry(lesson, run), key=f"{lesson}_send")
     upload = st.file_uploader("Open a run file (JSON) to watch it again", type=["json"], key=f"{lesson}_load",
                               help="A run exported from this lesson: its replay is shown, nothing is trained.",
                               max_upload_size=UPLOAD_MB)  # the browser refuses larger ones before sending them

@@ -22,7 +22,7 @@ from typing import Any
 
 import streamlit as st
 
-from .state import init_state
+from .state import init_state, put
 
 ECHO = 40  # characters of a URL value that a message shows back
 MAX_TEXT = 200  # longest free-text value a link may set (longer ones fall back)
@@ -248,6 +248,15 @@ def mark_read(lesson: str) -> None:
     """The lesson's settings came from elsewhere (the teacher a student follows): the page's URL no longer sets
     them, and the address bar follows them from now on."""
     st.session_state[f"_links_read_{lesson}"] = True
+
+
+def take(lesson: str, found: dict, notes: list[str]) -> None:
+    """Settings read by ``read_params`` elsewhere (a run sent to the class board) become the lesson's, as a
+    link's do on first sight: its widgets start from them, and its page shows ``notes`` (what fell back)."""
+    for key, value in found.items():
+        put(key, value)
+    st.session_state[f"_links_read_{lesson}"] = True  # the address bar then follows them, not the other way
+    st.session_state[_notes_key(lesson)] = list(notes)
 
 
 def current_values(settings: list[Setting]) -> dict:

@@ -28,3 +28,10 @@ def remember() -> None:
     for key in list(memory):
         if key in st.session_state:
             memory[key] = st.session_state[key]
+
+
+def put(key: str, value) -> None:
+    """Set a widget's value from outside its page (a run loaded from the class board), before the widget is
+    drawn: the page then shows it, as it shows a remembered value."""
+    st.session_state[key] = value
+    st.session_state.setdefault(_MEMORY, {})[key] = value

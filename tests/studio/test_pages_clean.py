@@ -7,7 +7,7 @@ from streamlit.testing.v1.util import patch_config_options
 
 from studio.lessons import lessons
 
-PAGES = ["pages/home.py", *(x.page for x in lessons())]
+PAGES = ["pages/home.py", *(x.page for x in lessons()), "pages/board.py"]
 
 
 def elements(node):
