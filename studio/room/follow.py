@@ -17,6 +17,7 @@ from ..lessons import lesson as _lesson
 from ..live_chart import follow_chart
 from ..sidebar import DTYPE, SEED
 from . import panel, relay
+from .classes import KEEP
 from .lead import HOME, lead, lesson_at, page_of
 
 log = logging.getLogger(__name__)
@@ -43,8 +44,7 @@ def follow(path: str) -> None:
     settings. A student who opened another page themselves stops following (a note says so)."""
     ss = st.session_state
     student = panel.joined()
-    if student is None or not ss.get(FOLLOW, True):
-        ss.pop(_AT, None)
+    if student is None:
         return
     try:
         room = panel.classes().room(student.code)
@@ -55,12 +55,16 @@ def follow(path: str) -> None:
         ss.pop("room_student", None)
         ss["room_note"] = f"Class {student.code} has ended."
         return
-    if not room.lesson:
+    here = lesson_at(path)
+    if FOLLOW not in ss and panel.rejoined():  # a reload: following or working alone, as before it
+        ss[FOLLOW] = _was_following(student)
+    if not ss.get(FOLLOW, True) or not room.lesson:
+        ss.pop(_AT, None)
         return
-    here, new = lesson_at(path), room.version != ss.get(_APPLIED)
+    new = room.version != ss.get(_APPLIED)
     if here != room.lesson:
         if not new and ss.get(_AT) == room.lesson:  # the student went elsewhere by themselves
-            ss[FOLLOW] = False
+            _set_following(False)
             ss.pop(_AT, None)
             ss["room_note"] = "You left the teacher's lesson, so you no longer follow it."
             return
@@ -69,6 +73,28 @@ def follow(path: str) -> None:
         _take(room.lesson, room.settings)
         ss[_APPLIED] = room.version
     ss[_AT] = here
+
+
+def _following_key(student) -> str:
+    return f"class:{student.code}:following:{student.id}"
+
+
+def _set_following(on: bool) -> None:
+    """Follow the teacher or not, in this session and for this browser's next one (a reload)."""
+    st.session_state[FOLLOW] = on
+    student = panel.joined()
+    if student is not None:
+        try:
+            panel.classes().store.put(_following_key(student), b"1" if on else b"0", KEEP)
+        except Exception:
+            log.exception("the class store failed")
+
+
+def _was_following(student) -> bool:
+    try:
+        return panel.classes().store.get(_following_key(student)) != b"0"
+    except Exception:
+        return True
 
 
 def _take(lesson: str, given: dict) -> None:
@@ -157,14 +183,14 @@ def _try_it(lesson: str) -> None:
         ghosts[lesson] = _ghost_entry(got)
     else:
         ghosts.pop(lesson, None)
-    st.session_state[FOLLOW] = False
+    _set_following(False)
     st.session_state["room_note"] = (
         f"Your own copy of the teacher's run at iteration {fork['step']:,}: press Train to go on from there." if fork
         else "Your own copy of the teacher's settings: change them, or press Train to run them yourself.")
 
 
 def _follow_again() -> None:
-    st.session_state[FOLLOW] = True
+    _set_following(True)
     st.session_state.pop(_APPLIED, None)  # take the teacher's lesson and settings now
 
 

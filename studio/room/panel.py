@@ -73,6 +73,7 @@ def restore() -> None:
         room = classes().room(raw.decode())
         if student is not None and room is not None and not room.over:
             ss[_STUDENT] = student
+            ss["room_rejoined"] = True
 
 
 def restore_safely() -> None:
@@ -114,6 +115,11 @@ def teaching() -> tuple[str, str] | None:
         st.session_state.pop(_TEACHER, None)
         return None
     return held
+
+
+def rejoined() -> bool:
+    """Whether this session's student came back to the class with a reload, rather than joining in it."""
+    return bool(st.session_state.get("room_rejoined"))
 
 
 def joined():

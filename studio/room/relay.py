@@ -22,7 +22,7 @@ import json
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -130,6 +130,7 @@ class _Seen:
     copies: int = 0
     lesson: str = ""
     built: object = None  # feed._Built of the newest copy
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
 _seen: dict[str, _Seen] = process_wide("relay_seen", dict)
@@ -143,8 +144,9 @@ def _fresh(code: str) -> bool:
 
 def look(code: str) -> _Seen:
     """This worker's view of class ``code``, at most ``LOOK_EVERY`` s old."""
-    with _seen_lock:
+    with _seen_lock:  # held only to find the class's entry: a slow store read holds up only its own class
         seen = _seen.setdefault(code, _Seen())
+    with seen.lock:
         if time.perf_counter() - seen.at < LOOK_EVERY:
             return seen
         classes = _classes()
@@ -164,10 +166,11 @@ def look(code: str) -> _Seen:
                 seen.lesson = data.get("lesson", "")
             seen.copies = copies
         seen.at = time.perf_counter()
-        if len(_seen) > 10_000:  # classes of long ago
+    if len(_seen) > 10_000:  # classes of long ago
+        with _seen_lock:
             for old in [c for c, s in _seen.items() if time.perf_counter() - s.at > 3600]:
                 _seen.pop(old, None)
-        return seen
+    return seen
 
 
 async def _look(code: str) -> _Seen:

@@ -82,9 +82,13 @@ class SQLiteStore(Store):
             self._local.db = db
         return _Transaction(db)
 
+    def _db(self) -> sqlite3.Connection:
+        return self._tx().db
+
     def get(self, key):
-        with self._tx() as db:
-            row = db.execute("SELECT value FROM kv WHERE key = ? AND expires > ?", (key, time.time())).fetchone()
+        # A read is one statement, outside any transaction: in WAL mode it sees the last commit and never waits
+        # for a writer (an IMMEDIATE transaction would queue behind every write of every process).
+        row = self._db().execute("SELECT value FROM kv WHERE key = ? AND expires > ?", (key, time.time())).fetchone()
         return None if row is None else bytes(row[0])
 
     def put(self, key, value, ttl):
@@ -110,9 +114,8 @@ class SQLiteStore(Store):
         return n + 1
 
     def items(self, key, start=0):
-        with self._tx() as db:
-            rows = db.execute("SELECT value FROM lst WHERE key = ? AND idx >= ? AND expires > ? ORDER BY idx",
-                              (key, start, time.time())).fetchall()
+        rows = self._db().execute("SELECT value FROM lst WHERE key = ? AND idx >= ? AND expires > ? ORDER BY idx",
+                                  (key, start, time.time())).fetchall()  # one statement: see ``get``
         return [bytes(r[0]) for r in rows]
 
     def count(self, key, ttl):

@@ -20,8 +20,11 @@ export default function ({ data, setTriggerValue, parentElement }) {
       .then((r) => (r.ok || r.status === 404 ? r.json() : Promise.reject(new Error(r.statusText))))
       .then((answer) => {
         if (s.chain !== chain) return;
-        if (String(answer.value) !== String(s.data.value) && s.asked !== answer.value) {
-          s.asked = answer.value;  // once per change: the rerun it asks for brings the new value
+        const now = Date.now();
+        if (String(answer.value) !== String(s.data.value) && (s.asked !== answer.value || now - s.askedAt > 3000)) {
+          // once per change (the rerun it asks for brings the new value), again if no rerun brought it
+          s.asked = answer.value;
+          s.askedAt = now;
           setTriggerValue("changed", answer.value);
         }
         setTimeout(step, 250);
