@@ -169,6 +169,10 @@ class Classes:
             question = replace(question, run_id=run_id, open=False)  # the run the class predicted has started
         return self._save(replace(room, lesson=lesson, settings=settings, run_id=run_id, question=question))
 
+    def touch(self, code: str, key: str) -> Room:
+        """Something the followers' pages show changed (the teacher's run ended): they redraw."""
+        return self._save(self.teacher_room(code, key))
+
     def show_names(self, code: str, key: str, shown: bool) -> Room:
         return self._save(replace(self.teacher_room(code, key), names_shown=bool(shown)))
 

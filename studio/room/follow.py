@@ -8,11 +8,13 @@ question); for the teacher, the class's news (submissions, answers), see ``studi
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 import streamlit as st
 
 from .. import links
+from ..charts import plot
 from ..lessons import lesson as _lesson
 from ..live_chart import follow_chart
 from ..sidebar import DTYPE, SEED
@@ -140,6 +142,7 @@ def forget_teacher_ghost(lesson: str) -> None:
     st.session_state.get(_GHOST, {}).pop(lesson, None)
 
 
+GOING = ("queued", "starting", "running")
 _FORK = "room_fork"  # session: lesson -> the teacher's state a student forked mid-run ({"step", "weights"})
 
 
@@ -217,7 +220,31 @@ def view(lesson: str) -> None:
     """A following student's page from here on: the teacher's run in the lesson's live chart, and nothing of the
     student's own runs (their Train, exports and replays come back with "Try it yourself")."""
     chart(lesson, f"{lesson}_live")
+    replay(lesson)
     st.stop()
+
+
+def replay(lesson: str) -> None:
+    """Under the teacher's finished run: its replay, to play and scrub at the student's own pace."""
+    from autodiff_core.figures.classroom import replay_figure
+    from autodiff_core.runs_io import from_json
+
+    code = panel.joined().code
+    try:
+        got, shown = relay.teacher_run(code, lesson), relay.newest(code)
+    except Exception:
+        log.exception("the class store failed")
+        return
+    if got is None or shown is None or shown[1].get("run") != got[0] or shown[1].get("status") in GOING:
+        return  # no finished run, or the teacher's newest run is going: the live chart shows it
+    cache = st.session_state.setdefault("room_replay", {})
+    if cache.get("run_id") != got[0]:
+        kind, config, snaps, _ = from_json(got[1])
+        cache.clear()
+        cache.update(run_id=got[0], config=dataclasses.replace(config, device="cpu"), snaps=snaps)
+    st.subheader("The teacher's run, replayed")
+    st.caption("Play it, or drag the slider, at your own pace.")
+    plot(replay_figure(_lesson(lesson).run_figures, cache["config"], cache["snaps"]), key=f"{lesson}_follow_replay")
 
 
 def chart(lesson: str, key: str) -> None:

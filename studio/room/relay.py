@@ -56,6 +56,10 @@ def _ghost(code: str) -> str:
     return f"class:{code}:ghost"
 
 
+def _run_file(code: str) -> str:
+    return f"class:{code}:run_file"
+
+
 def _classes():
     return _rules.shared()
 
@@ -85,7 +89,8 @@ def mirror(code: str, key: str, lesson: str, settings: dict, run) -> threading.T
                         _classes().lead(code, key, lesson, settings, run.run_id)
                     last = built
                 if not going or run.payload is None:
-                    keep_ghost(code, lesson, run)
+                    keep_finished(code, lesson, run)
+                    _classes().touch(code, key)  # followers' pages redraw: the teacher's replay is there
                     return
                 time.sleep(feed.BUILD_EVERY)
         except Exception:  # the class store failed: the teacher's own run goes on
@@ -96,11 +101,13 @@ def mirror(code: str, key: str, lesson: str, settings: dict, run) -> threading.T
     return thread
 
 
-def keep_ghost(code: str, lesson: str, run) -> None:
-    """What a ghost keeps of the teacher's finished run (its loss curve, its final boundary), for students who
-    try it themselves to compare with."""
+def keep_finished(code: str, lesson: str, run) -> None:
+    """The teacher's finished run, for followers: its run file (their replay) and what a ghost keeps of it (its
+    loss curve, its final boundary) for students who try it themselves to compare with."""
     # the lesson's figures come with torch: loaded here, by the teacher's finished run, never with the routes
     from autodiff_core.figures.classroom import ghost_record
+    from autodiff_core.run_file_json import MAX_JSON_BYTES
+    from autodiff_core.runs_io import run_record, to_json
 
     from ..lessons import lesson as registered
 
@@ -108,9 +115,19 @@ def keep_ghost(code: str, lesson: str, run) -> None:
     figures = registered(lesson).run_figures
     if not snaps or figures is None:
         return
+    store = _classes().store
     ghost = ghost_record(figures, "", snaps)
-    body = feed._dumps({"lesson": lesson, "run_id": run.run_id, "ghost": ghost})
-    _classes().store.put(_ghost(code), body, IDLE)
+    store.put(_ghost(code), feed._dumps({"lesson": lesson, "run_id": run.run_id, "ghost": ghost}), IDLE)
+    file = to_json(run_record(lesson, run.config, snaps, status=run.status, message=run.message))
+    if len(file) <= MAX_JSON_BYTES:
+        store.put(_run_file(code), feed._dumps({"lesson": lesson, "run_id": run.run_id, "file": file}), IDLE)
+
+
+def teacher_run(code: str, lesson: str) -> tuple[str, str] | None:
+    """(run id, run file) of the teacher's last finished run of ``lesson``; None when there is none."""
+    body = _classes().store.get(_run_file(code))
+    data = json.loads(body) if body is not None else None
+    return (data["run_id"], data["file"]) if data is not None and data.get("lesson") == lesson else None
 
 
 def teacher_ghost(code: str, lesson: str) -> dict | None:
