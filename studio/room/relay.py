@@ -40,6 +40,7 @@ PREFIX = "/api/class/"
 LOOK_EVERY = 0.1  # seconds: how stale a worker's view of a class may be (one store read per class per period)
 WATCH_HOLD = 15.0  # seconds a watch with no change is held before it is answered
 WATCH_CHECK = 0.25
+MAX_SEEN = 5_000  # classes a worker keeps its view of
 FOLLOW_CHECK = 0.05
 _HEADERS = {"Cache-Control": "no-store"}
 
@@ -168,8 +169,12 @@ def look(code: str) -> _Seen:
             return seen
         classes = _classes()
         room = classes.room(code)
-        seen.version = -1 if room is None or room.over else room.version
-        seen.news = classes.news(code) if room is not None else 0
+        if room is None:  # no such class: nothing is kept for it, so asking for every code cannot fill memory
+            with _seen_lock:
+                _seen.pop(code, None)
+            return _Seen(at=time.perf_counter())
+        seen.version = -1 if room.over else room.version
+        seen.news = classes.news(code)
         raw = classes.store.get(_live_count(code))
         copies = int(raw) if raw else 0
         if copies != seen.copies:
@@ -183,9 +188,9 @@ def look(code: str) -> _Seen:
                 seen.lesson = data.get("lesson", "")
             seen.copies = copies
         seen.at = time.perf_counter()
-    if len(_seen) > 10_000:  # classes of long ago
+    if len(_seen) > MAX_SEEN:  # the classes looked at longest ago go first
         with _seen_lock:
-            for old in [c for c, s in _seen.items() if time.perf_counter() - s.at > 3600]:
+            for old in sorted(_seen, key=lambda c: _seen[c].at)[:len(_seen) - MAX_SEEN // 2]:
                 _seen.pop(old, None)
     return seen
 

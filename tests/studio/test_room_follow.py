@@ -286,3 +286,14 @@ def test_try_it_yourself_mid_run_goes_on_from_the_teacher_s_iteration_and_weight
     assert "the teacher's run" in spec
     student.button(key="lr_unfork").click().run()
     assert "logistic" not in student.session_state["room_fork"]
+
+
+def test_asking_for_codes_of_no_class_keeps_nothing(room_store):
+    from studio.room.classes import ALPHABET
+
+    before = len(relay._seen)
+    for i in range(200):
+        code = "".join(ALPHABET[(i * 7 + k) % len(ALPHABET)] for k in range(5))
+        if room_store.room(code) is None:
+            assert _get(relay.watch_route, f"/api/class/{code}/watch", "what=version&since=5") == (200, {"value": -1})
+    assert len(relay._seen) == before
