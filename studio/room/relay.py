@@ -221,6 +221,19 @@ def _code(request: Request) -> str:
 _GONE = {"error": "This class has ended.", "gone": True}
 
 
+def _UNAVAILABLE() -> Response:  # noqa: N802 - an answer, named as the constants beside it
+    return _json({"error": "The class store is unavailable just now."}, 503)
+
+
+async def _look_or_none(code: str) -> _Seen | None:
+    """``look``, or None when the store failed (logged): the chart or the watch asks again later."""
+    try:
+        return await _look(code)
+    except Exception:
+        log.exception("the class store failed")
+        return None
+
+
 async def follow_route(request: Request) -> Response:
     """What a follower's chart lacks: the newest run whole when the chart shows another (``?run=``), else what is
     new since its newest state (``?after=``, ``?layout=``), as ``studio.feed`` answers."""
@@ -234,11 +247,9 @@ async def follow_route(request: Request) -> Response:
         return _json({"error": "after must be a number."}, 400)
     deadline = time.perf_counter() + feed.HOLD
     while True:
-        try:
-            seen = await _look(code)
-        except Exception:
-            log.exception("the class store failed")
-            return _json({"error": "The class store is unavailable just now."}, 503)
+        seen = await _look_or_none(code)
+        if seen is None:
+            return _UNAVAILABLE()
         if seen.version < 0:
             return _json(_GONE, 404)
         built = seen.built
@@ -265,11 +276,9 @@ async def watch_route(request: Request) -> Response:
     since = request.query_params.get("since", "")
     deadline = time.perf_counter() + WATCH_HOLD
     while True:
-        try:
-            seen = await _look(code)
-        except Exception:
-            log.exception("the class store failed")
-            return _json({"error": "The class store is unavailable just now."}, 503)
+        seen = await _look_or_none(code)
+        if seen is None:
+            return _UNAVAILABLE()
         value = seen.version if seen.version < 0 else getattr(seen, what)
         if str(value) != since or time.perf_counter() >= deadline:
             return _json({"value": value})

@@ -77,14 +77,20 @@ def test_a_student_follows_the_teacher_to_the_lesson_with_the_teacher_s_settings
     assert _title(student).startswith("2 ·")
 
 
-def test_the_teacher_s_run_reaches_the_follower_s_chart(room_store, new_app):
+def _a_short_teacher_run(new_app):
+    """A class whose teacher trains 60 iterations of lesson 3 at full speed, and one student: (teacher, student,
+    code, the teacher's finished run)."""
     teacher, (code, _) = _teacher(new_app)
     teacher.switch_page("pages/logistic.py").run()
     teacher.number_input(key="lr_iters").set_value(60).run()
     student = _student(new_app, code)
     teacher.select_slider(key="logistic_speed").set_value("max").run()
     teacher.button(key="logistic_train").click().run()
-    run = wait_for_run(teacher, "logistic")
+    return teacher, student, code, wait_for_run(teacher, "logistic")
+
+
+def test_the_teacher_s_run_reaches_the_follower_s_chart(room_store, new_app):
+    teacher, student, code, run = _a_short_teacher_run(new_app)
     deadline = time.monotonic() + 20
     while relay.newest(code) is None or relay.newest(code)[1]["status"] != run.status:
         assert time.monotonic() < deadline, "the relay never got the finished run"
@@ -191,13 +197,7 @@ def test_the_fast_lane_answers_the_relay_ahead_of_streamlit_s_middleware(room_st
 
 
 def test_try_it_yourself_after_the_teacher_s_run_keeps_it_as_a_ghost(room_store, new_app):
-    teacher, (code, _) = _teacher(new_app)
-    teacher.switch_page("pages/logistic.py").run()
-    teacher.number_input(key="lr_iters").set_value(60).run()
-    student = _student(new_app, code)
-    teacher.select_slider(key="logistic_speed").set_value("max").run()
-    teacher.button(key="logistic_train").click().run()
-    wait_for_run(teacher, "logistic")
+    _, student, code, _ = _a_short_teacher_run(new_app)
     deadline = time.monotonic() + 20
     while relay.teacher_ghost(code, "logistic") is None:
         assert time.monotonic() < deadline, "the teacher's finished run was never kept"
