@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 
 import streamlit as st
 
@@ -25,7 +24,7 @@ from autodiff_core.runs_io import from_json, run_record, to_csv, to_json
 from . import lessons
 from .charts import plot
 from .lessons import SETTINGS
-from .links import echo
+from .links import echo, plain
 from .png_button import png_button
 from .presets import sync_url
 from .room import board, board_view
@@ -34,7 +33,6 @@ from .runner import LiveRun
 
 KEEP = 3  # finished runs kept as ghosts (besides the pinned one)
 UPLOAD_MB = math.ceil(MAX_JSON_BYTES / 2**20)  # st.file_uploader counts MiB
-_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation mark: each can be escaped in markdown
 FINISHED = ("done", "stopped", "diverged")
 
 
@@ -191,12 +189,6 @@ def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
         st.caption(f"Loaded run: {len(snaps)} recorded states, made with {made}. Replayed, not trained.")
         replayed = dataclasses.replace(config, device="cpu")  # drawn here, wherever it trained
         plot(replay_figure(_figures(lesson), replayed, snaps), key=f"{lesson}_loaded_replay")
-
-
-def plain(text: str) -> str:
-    """``text`` as markdown that shows it as it is: each punctuation mark escaped, so no emphasis, link, image,
-    code, directive or HTML forms: text from outside is data, never markup); one line."""
-    return _PUNCTUATION.sub(r"\\\1", " ".join(text.split()))
 
 
 def _pin(lesson: str, run: LiveRun) -> None:

@@ -143,6 +143,15 @@ def echo(value: str) -> str:
     return f"`{text}`" if text.strip() else "(blank)"
 
 
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation mark: each can be escaped in markdown
+
+
+def plain(text: str) -> str:
+    """``text`` as markdown that shows it as it is: each punctuation mark escaped, so no emphasis, link, image,
+    code, directive or HTML forms: text from outside is data, never markup); one line."""
+    return _PUNCTUATION.sub(r"\\\1", " ".join(str(text).split()))
+
+
 def read_params(settings: list[Setting], params: dict[str, list[str]],
                 presets: dict[str, dict] | None = None, legacy: tuple[Legacy, ...] = ()) -> tuple[dict, list[str]]:
     """What a URL's parameters (each key: all its values) set, and a warning for each one that falls back.
@@ -244,19 +253,15 @@ def bind(lesson: str, settings: list[Setting], presets: dict[str, dict] | None =
     write_url(settings, legacy)
 
 
-def mark_read(lesson: str) -> None:
-    """The lesson's settings came from elsewhere (the teacher a student follows): the page's URL no longer sets
-    them, and the address bar follows them from now on."""
-    st.session_state[f"_links_read_{lesson}"] = True
-
-
-def take(lesson: str, found: dict, notes: list[str]) -> None:
-    """Settings read by ``read_params`` elsewhere (a run sent to the class board) become the lesson's, as a
-    link's do on first sight: its widgets start from them, and its page shows ``notes`` (what fell back)."""
+def take(lesson: str, found: dict, notes: list[str] | None = None) -> None:
+    """Settings read by ``read_params`` elsewhere (a run sent to the class board, the teacher a student follows)
+    become the lesson's, as a link's do on first sight: its widgets start from them, and its page shows ``notes``
+    (what fell back; None leaves the page's notes as they are)."""
     for key, value in found.items():
         put(key, value)
     st.session_state[f"_links_read_{lesson}"] = True  # the address bar then follows them, not the other way
-    st.session_state[_notes_key(lesson)] = list(notes)
+    if notes is not None:
+        st.session_state[_notes_key(lesson)] = list(notes)
 
 
 def current_values(settings: list[Setting]) -> dict:

@@ -106,8 +106,7 @@ def _take(lesson: str, given: dict) -> None:
         settings = list(_lesson(lesson).settings)
         keys = {s.key for s in settings}
         found, _ = links.read_params(settings, {k: [v] for k, v in given.items() if k in keys})
-        ss.update(found)
-        links.mark_read(lesson)  # the page's own URL no longer sets them
+        links.take(lesson, found)  # the page's own URL no longer sets them
     dtype, _ = DTYPE.parse(given.get("dtype", "")) if "dtype" in given else (None, "")
     if dtype is not None:
         ss["dtype"] = dtype

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 import statistics
 
 import streamlit as st
@@ -20,6 +19,7 @@ from autodiff_core.figures.answers import choice_counts, choice_figure, number_f
 
 from .. import lessons
 from ..charts import plot
+from ..links import plain
 from ..live_view import current_run
 from ..presenter import presenting
 from . import panel
@@ -33,14 +33,6 @@ KINDS = ("Choices", "A number")
 STALL = 0.05  # a loss that ends less than 5% below where it started has stalled
 _ERROR = "room_error"  # where panel.guarded leaves a refusal: moved here, by the question, to be seen on a phone
 _SENT = "ask_sent"  # (question id, this student's answer)
-_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # as studio.classroom.plain (importing it would be a cycle)
-
-
-def _md(text: str) -> str:
-    """``text`` as markdown that shows it as it is: every punctuation mark escaped, so nothing in it is markup."""
-    return _PUNCTUATION.sub(r"\\\1", " ".join(str(text).split()))
-
-
 def question_bar(lesson: str) -> None:
     """The class's question on this lesson page: the teacher's to ask and watch, a student's to answer, and,
     after the run, the answers beside what happened."""
@@ -84,8 +76,8 @@ def _watch(held: tuple[str, str], q: Question) -> None:
     """An open question: how many answered, and closing it."""
     count, big = len(panel.classes().answers(held[0], q.id)), _big()  # on the projector, the class reads it
     with st.container(border=True):
-        st.markdown(f"{big}**You asked the class:** {_md(q.text)}")
-        st.caption(" · ".join(_md(c) for c in q.choices) if q.choices else "The answer is a number.")
+        st.markdown(f"{big}**You asked the class:** {plain(q.text)}")
+        st.caption(" · ".join(plain(c) for c in q.choices) if q.choices else "The answer is a number.")
         c1, c2 = st.columns([3, 1], vertical_alignment="center")
         c1.markdown(f"{big}**{count} answered.** The question closes when you press Train.")
         c2.button("Close the question", key="ask_close", on_click=_act, args=("close_question", *held),
@@ -152,7 +144,7 @@ def _student(lesson: str, student, q: Question | None) -> None:
         _result(q, panel.classes().answers(student.code, q.id), q.outcome, mine=_mine(student, q))
     elif q.run_id:
         with st.container(border=True):
-            st.markdown(f"**{_md(q.text)}**")
+            st.markdown(f"**{plain(q.text)}**")
             _your_answer(_mine(student, q), "")
             st.info("The teacher's run has started. The class's answers show here when it ends.")
 
@@ -160,9 +152,9 @@ def _student(lesson: str, student, q: Question | None) -> None:
 def _answer_form(student, q: Question) -> None:
     key = f"ask_pick_{q.id}"
     with st.container(border=True):
-        st.markdown(f"**Your teacher asks:** {_md(q.text)}")
+        st.markdown(f"**Your teacher asks:** {plain(q.text)}")
         if q.choices:
-            st.radio("Your answer", q.choices, index=None, key=key, format_func=_md)
+            st.radio("Your answer", q.choices, index=None, key=key, format_func=plain)
         else:
             st.number_input("Your answer (a number)", value=None, key=key, format="%g", step=0.01)
         st.button("Send", key="ask_send", type="primary", on_click=_act, args=("send", student, q, key))
@@ -179,7 +171,7 @@ def _mine(student, q: Question):
 
 
 def _shown(value) -> str:
-    return f"{value:.4g}" if isinstance(value, (int, float)) else _md(value)
+    return f"{value:.4g}" if isinstance(value, (int, float)) else plain(value)
 
 
 def _your_answer(value, more: str) -> None:
@@ -262,7 +254,7 @@ def _result(q: Question, answers: dict, outcome: dict, mine=None) -> None:
     """The answers' histogram beside what happened (the presenter's size in the presenter view)."""
     big = _big()
     with st.container(border=True):
-        st.markdown(f"{big}**Predict, then run:** {_md(q.text)}")
+        st.markdown(f"{big}**Predict, then run:** {plain(q.text)}")
         left, right = st.columns([3, 2], vertical_alignment="center")
         with left:
             if q.choices:
@@ -276,12 +268,12 @@ def _result(q: Question, answers: dict, outcome: dict, mine=None) -> None:
 
 
 def _story(q: Question, answers: dict, outcome: dict, mine) -> list[str]:
-    lines = [f"**What happened:** {_md(outcome.get('text', ''))}"]
+    lines = [f"**What happened:** {plain(outcome.get('text', ''))}"]
     if q.choices:
         i = happened(q, outcome)
         if i is not None:
             right = choice_counts(q.choices, answers.values())[i]
-            lines.append(f"{right} of {len(answers)} predicted “{_md(q.choices[i])}”.")
+            lines.append(f"{right} of {len(answers)} predicted “{plain(q.choices[i])}”.")
     else:
         numbers = [v for v in answers.values() if isinstance(v, (int, float))]
         if numbers:

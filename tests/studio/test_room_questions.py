@@ -10,6 +10,7 @@ import pytest
 from autodiff_core.figures.answers import choice_counts, choice_figure, number_bins
 from autodiff_core.figures.theme import PRESENT_FONT
 from studio.lessons import lesson, lessons
+from studio.links import plain
 from studio.room import classes as rc
 from studio.room import panel, questions
 from studio.room.classes import Classes, Question
@@ -174,7 +175,7 @@ def test_after_the_run_the_histogram_beside_what_happened(room_store, teacher, n
     assert "What happened:" in said and "2 of 3 predicted “The loss goes down”" in said
     assert chart(at)["layout"]["xaxis"]["ticktext"][0].startswith("<span style=")  # ticked even if nobody picked it
     assert f"to {final:.4g} at step {run.last.iteration}" in stored.outcome["text"]
-    assert questions._md(stored.outcome["text"]) in said  # the store's text, shown as text
+    assert plain(stored.outcome["text"]) in said  # the store's text, shown as text
 
     ada = pupils["a"]
     ada.run()  # the room's version went up with the outcome: a student's page redraws (studio.room.watch)
@@ -236,14 +237,14 @@ def test_a_question_in_markdown_stays_plain_text(room_store, teacher, new_app):
     at, code, _ = teacher
     text = "**Bold** [a link](http://e.x) <b>x</b> `code`"
     ask(at, text=text, choices=["_yes_", "[no](http://e.x)"])
-    shown = questions._md(text)
+    shown = plain(text)
     assert f"**You asked the class:** {shown}" in texts(at)
     assert shown.startswith(r"\*\*Bold\*\* \[a link\]\(http\:\/\/e\.x\) \<b\>x\<\/b\> \`code\`")
     q = room_store.room(code).question
     ada = student(room_store, new_app, code)
     assert f"**Your teacher asks:** {shown}" in texts(ada)
     radio = ada.radio(key=f"ask_pick_{q.id}")
-    assert radio.options == [questions._md("_yes_"), questions._md("[no](http://e.x)")]  # drawn escaped
+    assert radio.options == [plain("_yes_"), plain("[no](http://e.x)")]  # drawn escaped
     radio.set_value("[no](http://e.x)").run()
     ada.button(key="ask_send").click().run()
     assert room_store.answers(code, q.id) == {"browser-ada-0000000": "[no](http://e.x)"}
