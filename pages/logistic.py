@@ -2,6 +2,8 @@
 
 import inspect
 from dataclasses import replace
+from functools import partial
+from operator import attrgetter
 
 import streamlit as st
 
@@ -77,7 +79,7 @@ elif (fork := fork_point("logistic")) is not None:  # "Try it yourself" while th
 
 
 def start() -> LiveRun:
-    return LiveRun("logistic", config, lambda: train_logistic(config), lambda s: s.iteration)
+    return LiveRun("logistic", config, partial(train_logistic, config), attrgetter("iteration"))
 
 
 controls("logistic", start if config else None)

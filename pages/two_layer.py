@@ -1,6 +1,8 @@
 """Lesson 2: the tutorial's two-layer net, trained by hand with MyReLU, live."""
 
 import inspect
+from functools import partial
+from operator import attrgetter
 
 import streamlit as st
 
@@ -51,7 +53,7 @@ if problem:
 
 
 def start() -> LiveRun:
-    return LiveRun("two_layer", config, lambda: train_two_layer(config), lambda s: s.step,
+    return LiveRun("two_layer", config, partial(train_two_layer, config), attrgetter("step"),
                    remote=lambda worker: worker.train(train_two_layer, config))
 
 

@@ -49,6 +49,9 @@ def _preload() -> None:
     _single_threaded_torch()
     import autodiff_core  # noqa: F401
 
+    from .trainers import TRAINERS
+
+    TRAINERS.start()  # they import and warm up in processes of their own; runs train here until they are ready
     freeze_imports()
 
 

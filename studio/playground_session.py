@@ -106,7 +106,7 @@ class PlaygroundSession:
         pg, tap = self.model, ParamTap(self.model)
         self.tap = tap
         run = LiveRun(LESSON, pg.config, lambda: tap.stream(every_step_then_sparser(pg.run, total=OPEN_ENDED)),
-                      lambda s: s.step, speed=speed, session_id=current_session_id(),
+                      lambda s: s.step, speed=speed, lead=0.0, session_id=current_session_id(),
                       snapshots=list(self.history[:-1]), light=lambda s: s.light(),
                       trail=[s for s in self.curve if s.step < pg.steps_done],
                       remote=lambda worker: tap.stream(worker.train(PlaygroundRun(pg, OPEN_ENDED), pg.config,

@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,9 +28,10 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from autodiff_core.functions import bind_student_activations, student_activations
 from autodiff_core.grading.remote import StudentActivation, StudentFunctionError, bind_run_workers
+from autodiff_core.pace import LEAD, Pace
 from autodiff_core.stopping import Stopped, stop_when
 
-from . import budget, feed, reaper, turns
+from . import budget, feed, reaper, trainers, turns
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +49,9 @@ class LiveRun:
     stream: Callable[[], Iterator[Any]]
     step_of: Callable[[Any], int]
     speed: float | None = None  # iterations per second; None runs as fast as the engine
+    # seconds of its schedule a paced run may compute ahead of what it shows (autodiff_core.pace); 0 for a run
+    # whose model the page shares (lesson 5's Pause and weight editor act on the model as shown)
+    lead: float = LEAD
     session_id: str | None = None
     # ``remote(link)``: the run's stream computed whole in a sandboxed worker (``remote._Link.train``), used when
     # its activation is a student's Function on the CPU, in place of one round trip per call of the Function
@@ -55,8 +60,8 @@ class LiveRun:
     token: str = field(default_factory=lambda: secrets.token_urlsafe(16), repr=False)  # the live feed's URL
     payload: Callable[[LiveRun], dict] | None = field(default=None, repr=False)  # what the live feed serves
     feed_cache: Any = field(default=None, repr=False)  # the live feed's encoded states (studio.feed)
-    snapshots: list = field(default_factory=list)
-    count: int = 0  # snapshots produced so far (some may have been thinned out of ``snapshots``)
+    snapshots: list = field(default_factory=list)  # what the screen may show (computed ahead: ``_ahead``)
+    shown_count: int = 0  # snapshots shown so far (some may have been thinned out of ``snapshots``)
     # ``light(snap)``: the few numbers of a snapshot its curves need. When given, ``trail`` keeps one for every
     # snapshot produced (up to MAX_TRAIL, then evenly over the steps), so curves keep the whole run's history
     # while the heavy ``snapshots`` are thinned to KEPT_BYTES.
@@ -72,11 +77,15 @@ class LiveRun:
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
-    _pace: tuple[float, int] | None = field(default=None, repr=False)  # (time, step) pacing is based on
+    _pace: Pace = field(default_factory=lambda: Pace(None), repr=False)  # the paced schedule (speed set by start())
+    _ahead: deque = field(default_factory=deque, repr=False)  # snapshots computed ahead, not yet due to show
+    _nudge: threading.Event = field(default_factory=threading.Event, repr=False)  # wakes a resting worker
     _kept: int = field(default=MAX_KEPT, repr=False)
     away_since: float | None = field(default=None, repr=False)  # when the reaper saw its page gone
     _functions: Any = field(default=None, repr=False)  # the session's Functions from lesson 6, seen at start
     _worker: Any = field(default=None, repr=False)  # the sandboxed worker computing a student's Function
+    _trainer: Any = field(default=None, repr=False)  # the trainer process computing the run (studio.trainers)
+    _ended: tuple[str, str] | None = field(default=None, repr=False)  # how it ended there: (status, message)
 
     @property
     def running(self) -> bool:
@@ -87,6 +96,7 @@ class LiveRun:
         estimated memory or step time is over a limit; it then allocates nothing."""
         self._functions = dict(student_activations())
         self.cost = budget.estimate(self.config, self._functions.get(getattr(self.config, "activation", None)))
+        self._pace.speed = self.speed
         problem = budget.BUDGET.refuse(self.cost)
         if problem:
             self._finish("error", problem)
@@ -97,17 +107,22 @@ class LiveRun:
         return self
 
     def stop(self, reason: str = "Stopped.") -> None:
-        """Stop now, as far as anyone can see: the run is marked stopped at once and keeps what it has.
-        The worker drops the step in hand and closes the trainer."""
+        """Stop now, as far as anyone can see: the run is marked stopped at once and keeps what it has shown
+        (what it computed ahead is dropped). The worker drops the step in hand and closes the trainer."""
         with self._lock:
             if not self.running:
                 return
+            self._show_due()
+            self._ahead.clear()
             self._stop.set()
+            self._nudge.set()
             queued = self.status == "queued"
             self.message, self.finished, self.status = reason, time.perf_counter(), "stopped"
-            worker = self._worker
+            worker, trainer = self._worker, self._trainer
         if worker is not None:  # a student's Function may be mid-call: end its process now
             worker.channel.kill()
+        if trainer is not None:
+            trainer.stop(self)
         if queued:
             budget.BUDGET.wake()
 
@@ -125,23 +140,49 @@ class LiveRun:
             self._thread.join(timeout)
 
     def set_speed(self, speed: float | None) -> None:
-        """Change the pace mid-run; pacing restarts from the current step."""
-        if speed != self.speed:
-            self.speed, self._pace = speed, None
+        """Change the pace mid-run: the new pace counts from the step shown now."""
+        if speed == self.speed:
+            return
+        with self._lock:
+            self.speed = speed
+            pace, trainer = self._pace, self._trainer
+            if pace.t0 is None:  # nothing shown yet: the schedule starts at its first step
+                pace.speed = speed
+            else:
+                self._show_due()
+                pace.change(speed, time.perf_counter(), self.step_of(self.snapshots[-1]))
+                self._show_due()  # at full speed, everything computed ahead shows at once
+        if trainer is not None:
+            trainer.send(("speed", self.run_id, speed, pace.t0, pace.s0))
+        self._nudge.set()  # a resting worker looks at its schedule again
+
+    @property
+    def count(self) -> int:
+        """Snapshots shown so far (some may have been thinned out of ``snapshots``)."""
+        with self._lock:
+            self._show_due()
+            return self.shown_count
+
+    @count.setter
+    def count(self, value: int) -> None:
+        self.shown_count = value
 
     def view(self) -> tuple[list, int]:
-        """A consistent copy of the kept snapshots and the total produced."""
+        """A consistent copy of the kept snapshots and the total shown."""
         with self._lock:
-            return list(self.snapshots), self.count
+            self._show_due()
+            return list(self.snapshots), self.shown_count
 
     def trail_view(self) -> list:
-        """A consistent copy of the light records: one for every snapshot produced (see ``light``)."""
+        """A consistent copy of the light records: one for every snapshot shown (see ``light``)."""
         with self._lock:
+            self._show_due()
             return list(self.trail)
 
     @property
     def last(self):
         with self._lock:
+            self._show_due()
             return self.snapshots[-1] if self.snapshots else None
 
     def _work(self) -> None:
@@ -155,6 +196,8 @@ class LiveRun:
                     return
                 self.status = "starting"
             self._open_worker()
+            if trainers.portable(self) and self._hand_over():
+                return
             whole = self._worker is not None and self.remote is not None and self.cost.device == "cpu"
             stream = self.remote(self._worker) if whole else self.stream()
             with self._lock:
@@ -168,17 +211,19 @@ class LiveRun:
                 snap = next(stream, _END)
                 if snap is _END:
                     break
-                self._append(snap)
+                step = self.step_of(snap)
+                self._produce(snap)
                 if getattr(snap, "diverged", False):
-                    self._finish("diverged", snap.message)
+                    self._end_when_shown(step, "diverged", snap.message)
                     return
-                if turn is not None and (self.speed is not None or turn.over()):
-                    turn.give()  # a paced run sleeps between steps: never while holding a turn
+                hungry = self._pace.hungry(step, time.perf_counter(), self.lead)
+                if turn is not None and (turn.over() or not hungry):
+                    turn.give()  # a paced run rests between bursts: never while holding a turn
                     turn = None  # the speed may change before the next step (set_speed)
-                if self._wait(self.step_of(snap)):
+                if self._rest(step, hungry):
                     self._finish("stopped", self.message or "Stopped.")
                     return
-            self._finish("done", "")
+            self._end_when_shown(self._newest_step(), "done", "")
         except Stopped:  # Stop, mid-way through the trainer's steps: stop() has said so already
             stream = None  # the generator ended with the exception: its tensors are freed with it
         except Exception as exc:  # shown to the student as a message; the traceback goes to the log
@@ -204,9 +249,9 @@ class LiveRun:
                 self.status, self.message = "queued", why
 
     def _turn(self) -> turns.Turn | None:
-        """Whose turn this run waits for before its next step. Full speed: the other full-speed runs' (TURNS).
-        Paced, with small steps: the other small paced runs' (PACED), so that thirty tiny models do not hand
-        the GIL to one another at every torch call. Paced with long steps, or computed in a worker process:
+        """Whose turn this run waits for before its next burst of steps. Full speed: the other full-speed runs'
+        (TURNS). Paced, with small steps: the other small paced runs' (PACED), so that thirty tiny models do not
+        hand the GIL to one another at every torch call. Paced with long steps, or computed in a worker process:
         nobody's (it would hold up every small run for a whole step, or while it waits on the worker)."""
         if self.speed is None:
             return turns.Turn(turns.TURNS)
@@ -235,39 +280,102 @@ class LiveRun:
         bind_run_workers({})
         bind_student_activations(None)
 
-    def _append(self, snap) -> None:
+    def _hand_over(self) -> bool:
+        """Have a trainer process compute the run (``studio.trainers``) and follow it until it ended there; False
+        when none is ready (the run trains here)."""
+        with self._lock:
+            if not self.running:
+                return True
+            trainer = self._trainer = trainers.TRAINERS.take(self)
+            if trainer is None:
+                return False
+            self.status, self.began = "running", time.perf_counter()
+        while self._ended is None and not self._stop.is_set():
+            if time.perf_counter() - self.started > budget.MAX_SECONDS:
+                self.stop(f"Stopped after {budget.MAX_SECONDS // 60} minutes, the longest a run may take.")
+                return True
+            self._nudge.wait(1.0)
+            self._nudge.clear()
+        if self._ended is not None:
+            status, message = self._ended
+            self._end_when_shown(self._newest_step(), status, _explain_text(message) if status == "error" else message)
+        return True
+
+    def computed(self, snaps: list, anchor: tuple[float, int] | None) -> None:
+        """Snapshots the trainer process computed (its reader thread calls this); ``anchor``: the schedule's start."""
+        with self._lock:
+            if self._stop.is_set():
+                return
+            if anchor is not None and anchor[0] is not None:
+                self._pace.start(*anchor)
+            self._ahead.extend(snaps)
+            self._show_due()
+
+    def trainer_ended(self, status: str, message: str) -> None:
+        """The trainer process finished the run (done, diverged, or an error, in words)."""
+        self._ended = (status, message)
+        self._nudge.set()
+
+    def _produce(self, snap) -> None:
+        """A snapshot computed: shown now, or kept until its time on the paced schedule comes."""
         with self._lock:
             if self._stop.is_set():  # stopped: what is shown stays as it was when Stop was pressed
                 return
-            if self.count == 0:  # a run may start with snapshots it carries on from (the playground's)
-                self._kept = max(100, min(MAX_KEPT, KEPT_BYTES // max(1, _size(snap))))
-            self.snapshots.append(snap)
-            self.count += 1
-            if len(self.snapshots) > self._kept:  # half of them, spread over the whole run, its start included
-                self.snapshots = spread(self.snapshots, self.step_of, self._kept // 2)
-            if self.light is not None:
-                self.trail.append(self.light(snap))
-                if len(self.trail) > MAX_TRAIL:
-                    self.trail = evenly(self.trail, self.step_of, MAX_TRAIL // 2)
+            self._pace.start(time.perf_counter(), self.step_of(snap))
+            self._ahead.append(snap)
+            self._show_due()
 
-    def _wait(self, step: int) -> bool:
-        """Sleep to keep to ``speed``; True when the run should end now."""
-        now = time.perf_counter()
-        if now - self.started > budget.MAX_SECONDS:
+    def _show_due(self) -> None:
+        """Show the snapshots computed ahead whose time has come (the caller holds the lock)."""
+        if self._ahead:
+            shown = self._pace.shown(time.perf_counter())
+            while self._ahead and self.step_of(self._ahead[0]) <= shown:
+                self._show(self._ahead.popleft())
+
+    def _show(self, snap) -> None:
+        if self.shown_count == 0:  # a run may start with snapshots it carries on from (the playground's)
+            self._kept = max(100, min(MAX_KEPT, KEPT_BYTES // max(1, _size(snap))))
+        self.snapshots.append(snap)
+        self.shown_count += 1
+        if len(self.snapshots) > self._kept:  # half of them, spread over the whole run, its start included
+            self.snapshots = spread(self.snapshots, self.step_of, self._kept // 2)
+        if self.light is not None:
+            self.trail.append(self.light(snap))
+            if len(self.trail) > MAX_TRAIL:
+                self.trail = evenly(self.trail, self.step_of, MAX_TRAIL // 2)
+
+    def _newest_step(self) -> int | None:
+        with self._lock:
+            newest = self._ahead[-1] if self._ahead else (self.snapshots[-1] if self.snapshots else None)
+            return None if newest is None else self.step_of(newest)
+
+    def _rest(self, step: int, hungry: bool) -> bool:
+        """Rest while the run is far enough ahead of its schedule; True when the run should end now."""
+        if time.perf_counter() - self.started > budget.MAX_SECONDS:
             self.message = f"Stopped after {budget.MAX_SECONDS // 60} minutes, the longest a run may take."
             return True
-        if self.speed is None:
-            return self._stop.is_set()
-        if self._pace is None:
-            self._pace = (now, step)
-        t0, s0 = self._pace
-        delay = t0 + (step - s0) / self.speed - now
-        return self._stop.wait(delay) if delay > 0 else self._stop.is_set()
+        while not hungry and not self._stop.is_set():
+            self._nudge.wait(max(0.0, self._pace.rest_until(step, self.lead) - time.perf_counter()))
+            self._nudge.clear()
+            hungry = self._pace.rest_until(step, self.lead) <= time.perf_counter()
+        return self._stop.is_set()
+
+    def _end_when_shown(self, step: int | None, status: str, message: str) -> None:
+        """End the run with ``status`` once its last snapshot (at ``step``) has shown, as paced."""
+        while step is not None and not self._stop.is_set():
+            delay = self._pace.due(step) - time.perf_counter()
+            if delay <= 0:
+                break
+            self._nudge.wait(delay)
+            self._nudge.clear()
+        self._finish(status, message)
 
     def _finish(self, status: str, message: str) -> None:
         with self._lock:
             if not self.running:  # Stop came first: it stays stopped
                 return
+            while self._ahead and status != "stopped":  # the end: whatever was computed shows now
+                self._show(self._ahead.popleft())
             self.message = message
             self.finished = time.perf_counter()
             self.status = status
@@ -300,7 +408,12 @@ def spread(records: list, step_of: Callable[[Any], int], n: int) -> list:
 def _explain(exc: Exception) -> str:
     if isinstance(exc, StudentFunctionError):
         return str(exc)
-    text = str(exc).strip() or type(exc).__name__
+    return _explain_text(str(exc).strip() or type(exc).__name__)
+
+
+def _explain_text(text: str) -> str:
+    if text == trainers.LOST:
+        return text
     if "out of memory" in text.lower():
         return "The device ran out of memory. Make the sizes smaller or choose another device."
     return f"Training stopped with an error: {text}"

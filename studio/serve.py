@@ -45,6 +45,11 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def trainers_each(workers: int) -> int:
+    """Trainer processes each worker starts (``studio.trainers``): the cores shared among the workers, at least 1."""
+    return max(1, default_workers() // max(1, workers))
+
+
 @dataclass
 class Worker:
     name: str
@@ -129,6 +134,7 @@ class Cluster:
 
     def _start_worker(self, w: Worker) -> None:
         env = dict(os.environ, OMP_NUM_THREADS="1", STUDIO_WORKER=w.name)
+        env.setdefault("STUDIO_TRAINERS", str(trainers_each(len(self.workers))))
         w.proc = subprocess.Popen(worker_command(w.port, w.address), cwd=ROOT, env=env)
         w.starts += 1
         w.died_at = None

@@ -445,11 +445,12 @@ def test_full_speed_runs_take_turns_first_come_first_served(monkeypatch):
     assert order[:6] == list("abcabc")  # in turns, not one run to its end
 
 
-def test_small_paced_runs_take_turns_a_step_at_a_time_and_a_long_step_waits_for_none(monkeypatch):
-    """Paced runs with small steps compute one at a time (PACED), a step a turn, so thirty of them do not hand
-    the GIL to one another at every torch call; a paced run whose steps are long never takes one (it would hold
-    every small run up for a whole step)."""
+def test_small_paced_runs_take_turns_first_come_first_served_and_a_long_step_waits_for_none(monkeypatch):
+    """Paced runs with small steps compute one at a time (PACED), a burst a turn (here a step: QUANTUM 0), so
+    thirty of them do not hand the GIL to one another at every torch call; a paced run whose steps are long never
+    takes one (it would hold every small run up for a whole step)."""
     monkeypatch.setattr(turns, "PACED", turns.Turns(1))
+    monkeypatch.setattr(turns, "QUANTUM", 0.0)
     inside, most, order = [0], [0], []
     lock = threading.Lock()
 
@@ -475,7 +476,7 @@ def test_small_paced_runs_take_turns_a_step_at_a_time_and_a_long_step_waits_for_
     for r in runs:
         r.join(5)
     assert all(r.status == "done" and r.count == 4 for r in runs) and most[0] == 1  # never two steps at once
-    assert "".join(order[:6]) == "abcabc"  # a step a turn, first come first served: not a run to its end
+    assert "".join(order[:6]) == "abcabc"  # a turn each, first come first served: not a run to its end
 
     turns.PACED.acquire()  # every paced turn taken (say, by a slow step of a small run)
     monkeypatch.setattr(budget, "estimate", lambda config, act=None: budget.Cost(2**20, 0.5, "cpu"))

@@ -19,7 +19,7 @@ def _kept_steps(total: int) -> list[int]:
     surface = [0.0] * 5000
     steps = [s for s in range(total) if s < 400 or s % 2 == 0 and s < 1200 or s % 4 == 0]
     for s in steps:  # recorded as every_step_then_sparser records a run: every step, then sparser
-        run._append(Heavy(s, surface))
+        run._produce(Heavy(s, surface))
     return [s.step for s in run.view()[0]]
 
 

@@ -1,0 +1,164 @@
+"""The server's trainer processes (``autodiff_core.pool``): small runs on the CPU are computed there, off the GIL
+that answers every page.
+
+A server process runs its Python on one core at a time. A class of sixty pressing Train on lesson 3 needed more
+than that core for the runs' steps alone, and the pages' clicks and live charts queued behind them
+(bench/classroom.py). So the server starts one trainer process per core it may use, once, in the background
+(``start``), and hands each run with small steps on the CPU to the least busy one (``take``); until they are
+ready, or if none can start, runs train in the server as before. What comes back is the run's snapshots, which
+the run shows as its schedule says (``LiveRun``), exactly as if it had computed them itself.
+
+``STUDIO_TRAINERS`` sets how many processes a server starts (0: none, every run trains in the server).
+``python -m studio.serve --workers K`` shares the cores among its K servers.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import socket
+import subprocess
+import sys
+import threading
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from .process import process_wide
+
+log = logging.getLogger(__name__)
+ROOT = Path(__file__).resolve().parents[1]
+SMALL_STEP = 0.005  # estimated seconds a step: a run with steps up to this long on the CPU goes to a trainer
+LOST = "The server's trainer process stopped in the middle of this run. Press Train to run it again."
+
+
+def wanted() -> int:
+    """How many trainer processes this server starts: ``STUDIO_TRAINERS``, else one per core it may use."""
+    text = os.environ.get("STUDIO_TRAINERS", "").strip()
+    if text:
+        try:
+            return max(0, int(text))
+        except ValueError:
+            log.warning("STUDIO_TRAINERS=%r is not a number; starting one trainer per core", text)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+class Trainer:
+    """One trainer process, the runs it computes, and the thread that reads what it sends."""
+
+    def __init__(self, pool: Trainers) -> None:
+        self.pool, self.runs, self.ready, self.lock = pool, {}, threading.Event(), threading.Lock()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "OMP_NUM_THREADS": "1"}
+        self.proc = subprocess.Popen([sys.executable, "-m", "autodiff_core.pool", str(theirs.fileno())],
+                                     pass_fds=[theirs.fileno()], cwd=ROOT, env=env, stdin=subprocess.DEVNULL)
+        theirs.close()
+        self.sock = ours  # kept to shut down: closing the descriptor would not wake the reader blocked on it
+        self.conn = Connection(ours.fileno())
+        threading.Thread(target=self._read, name="studio-trainer-reader", daemon=True).start()
+
+    def send(self, message: tuple) -> bool:
+        try:
+            with self.lock:
+                self.conn.send(message)
+            return True
+        except OSError:
+            return False
+
+    def stop(self, run: Any) -> None:
+        """Stop computing ``run`` (Stop, a new run, the tab closed)."""
+        if self.runs.pop(run.run_id, None) is not None:
+            self.send(("stop", run.run_id))
+
+    def _read(self) -> None:
+        try:
+            while True:
+                kind, run_id, *rest = self.conn.recv()
+                run = self.runs.get(run_id)
+                if kind == "ready":
+                    self.ready.set()
+                elif kind == "snaps" and run is not None:
+                    run.computed(*rest)
+                elif kind == "end" and run is not None:
+                    self.runs.pop(run_id, None)
+                    run.trainer_ended(*rest)
+        except (EOFError, OSError):
+            pass
+        self.sock.detach()  # the connection owns the descriptor
+        self.conn.close()
+        self.ready.clear()
+        for run in list(self.runs.values()):
+            run.trainer_ended("error", LOST)
+        self.runs.clear()
+        self.pool.lost(self)
+
+    def close(self) -> None:
+        self.ready.clear()
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)  # the process reads the end and exits; the reader wakes
+        except OSError:
+            pass
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+class Trainers:
+    """The server's trainer processes."""
+
+    def __init__(self) -> None:
+        self.trainers: list[Trainer] = []
+        self.lock = threading.Lock()
+        self.closing = False
+
+    def start(self, n: int | None = None) -> int:
+        """Start ``n`` processes (``wanted()`` by default) unless they are running; returns how many there are."""
+        with self.lock:
+            for _ in range(len(self.trainers), wanted() if n is None else n):
+                try:
+                    self.trainers.append(Trainer(self))
+                except OSError:
+                    log.exception("a trainer process could not start; runs train in the server")
+                    break
+            return len(self.trainers)
+
+    def take(self, run: Any) -> Trainer | None:
+        """Hand ``run`` to the least busy ready process; None when none is ready (the run trains in the server)."""
+        ready = [t for t in self.trainers if t.ready.is_set()]
+        if not ready:
+            return None
+        trainer = min(ready, key=lambda t: len(t.runs))
+        trainer.runs[run.run_id] = run
+        if trainer.send(("start", run.run_id, run.stream, run.step_of, run.speed, run.lead)):
+            return trainer
+        trainer.runs.pop(run.run_id, None)
+        return None
+
+    def lost(self, trainer: Trainer) -> None:
+        """A process ended (killed, out of memory): start another in its place."""
+        with self.lock:
+            if trainer in self.trainers:
+                self.trainers.remove(trainer)
+            closing = self.closing
+        if not closing:
+            log.warning("a trainer process ended (exit %s); starting another", trainer.proc.poll())
+            self.start(len(self.trainers) + 1)
+
+    def close(self) -> None:
+        with self.lock:
+            self.closing, trainers, self.trainers = True, self.trainers, []
+        for trainer in trainers:
+            trainer.close()
+
+
+def portable(run: Any) -> bool:
+    """Whether ``run`` can train in a trainer process: its trainer is an importable function of its config
+    (``functools.partial``), its steps are small, on the CPU, with no student's Function (the sandbox's)."""
+    cost = run.cost
+    return (isinstance(run.stream, functools.partial) and cost is not None and cost.device == "cpu"
+            and cost.step_seconds <= SMALL_STEP and run._worker is None)
+
+
+TRAINERS: Trainers = process_wide("trainers", Trainers)
