@@ -83,17 +83,35 @@ class Student(ws_client.Student):
 
 class Server:
     """CPU seconds, RSS and threads of the server's app processes (one, or each worker of ``studio.serve``),
-    summed, from /proc."""
+    summed, from /proc; its trainer processes' CPU is counted in ``cpu`` and their RSS in ``trainers_rss``."""
 
     def __init__(self, *pids: int) -> None:
         self.pids = pids
 
+    def trainers(self) -> list[int]:
+        """The app processes' trainer processes (studio.trainers)."""
+        found = []
+        for pid in self.pids:
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                with contextlib.suppress(OSError):
+                    found += [int(c) for c in (task / "children").read_text().split()]
+        return [c for c in found if b"autodiff_core.pool" in _cmdline(c)]
+
     def cpu(self) -> float:
         total = 0.0
-        for pid in self.pids:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        for pid in (*self.pids, *self.trainers()):
+            with contextlib.suppress(OSError):
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
         return total
+
+    def trainers_rss(self) -> str:
+        rss = []
+        for pid in self.trainers():
+            with contextlib.suppress(OSError):
+                line = next(li for li in Path(f"/proc/{pid}/status").read_text().splitlines() if li.startswith("VmRSS"))
+                rss.append(int(line.split()[1]) / 1024)
+        return f"{len(rss)} trainer process{'es' * (len(rss) != 1)}, RSS {sum(rss):.0f} MB" if rss else "no trainers"
 
     def status(self) -> tuple[float, int]:
         rss, threads = 0.0, 0
@@ -117,6 +135,13 @@ class Server:
             elif head and head[0] == "Rss:":
                 kinds[kind] += int(head[1])
         return ", ".join(f"{k} {v / 1024:.0f} MB" for k, v in kinds.items())
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 async def quiet(server: Server, window: float = 1.0, limit: float = 60.0) -> float:
@@ -253,6 +278,7 @@ async def scenario(base: str, server: Server, n: int, what: set[str], baselines:
     if "open" in what:
         students, ready = await class_opens(base, n, "logistic")
         print("  " + report("logistic pages ready", ready))
+        ROW.setdefault(n, {})["ready"] = pct(ready, 0.5)
         errors += sum(len(s.errors) + len(s.exceptions) for s in students)
         await asyncio.gather(*(s.close() for s in students))
     if "logistic" in what:
@@ -272,6 +298,9 @@ async def scenario(base: str, server: Server, n: int, what: set[str], baselines:
             print(f"  the {n} runs' training alone (one after another, in this process): {need:.1f} s of a core "
                   f"in the {base_t:.1f} s a run lasts: {need / base_t:.0%} of one core (one app process's Python "
                   "runs on one core at a time)")
+        clicks = [s.train_rerun for s in students]
+        ROW.setdefault(n, {}).update(vs=(pct(_good(times), 0.5) / base_t, pct(_good(times), 0.95) / base_t) if base_t
+                                     else None, click=(pct(clicks, 0.5), pct(clicks, 0.95)))
         live = sum(1 for s in students if s.progress > 0)
         rss_open, _ = server.status()
         print("  " + report("logistic at the default pace, Train → finished", times, base_t)
@@ -305,11 +334,13 @@ async def scenario(base: str, server: Server, n: int, what: set[str], baselines:
         if n > 1:
             text += f"; all {n} at once {span:.1f} s against {seq_total:.1f} s one after another " \
                     f"({span / seq_total:.2f}x)"
+            ROW.setdefault(n, {})["at_once"] = span / seq_total
         print(text)
         errors += sum(len(s.errors) + len(s.exceptions) for s in students)
         await asyncio.gather(*(s.close() for s in students))
     rss, threads = server.status()
-    print(f"  errors {errors}; server CPU {server.cpu() - cpu0:.1f} s; RSS {rss:.0f} MB; threads {threads}")
+    print(f"  errors {errors}; server CPU {server.cpu() - cpu0:.1f} s (trainer processes included); RSS {rss:.0f} MB; "
+          f"threads {threads}; {server.trainers_rss()}")
 
 
 def training_cpu(repeat: int = 3) -> float:
@@ -362,7 +393,7 @@ async def main_async(args) -> None:
         await quiet(server)
         rss0, threads0 = server.status()
         print(f"server after one {'student' if args.warm else 'page'}: RSS {rss0:.0f} MB ({server.where()}), "
-              f"threads {threads0}")
+              f"threads {threads0}; {server.trainers_rss()}")
         baselines: dict = {}
         for n in args.n:
             await scenario(base, server, n, what, baselines)
@@ -370,9 +401,25 @@ async def main_async(args) -> None:
         rss1, threads1 = server.status()
         print(f"\nall sessions closed, {args.settle:.0f} s later: RSS {rss1:.0f} MB ({(rss1 - rss0) / rss0:+.0%} "
               f"against after one {'student' if args.warm else 'page'}; {server.where()}), threads {threads1}")
+        print("\n" + table("one process" if not args.workers else f"`studio.serve --workers {args.workers}`"))
 
 
 SERVER_PIDS: list[int] = []
+ROW: dict[int, dict] = {}  # N -> what the summary table shows
+
+
+def table(setup: str) -> str:
+    """The figures of every N in one table (Markdown)."""
+    lines = ["| students | setup | pages ready p50 | Train → finished vs one student (p50, p95) "
+             "| the Train click's page update (p50, p95) | lesson 2 at max: at once vs one after another |",
+             "|---|---|---|---|---|---|"]
+    for n, row in sorted(ROW.items()):
+        ready = f"{row['ready']:.2f} s" if "ready" in row else ""
+        vs = f"{row['vs'][0]:.2f}× ({row['vs'][1]:.2f}×)" if row.get("vs") else ""
+        click = f"{row['click'][0]:.2f} s ({row['click'][1]:.2f} s)" if "click" in row else ""
+        at_once = f"{row['at_once']:.2f}×" if "at_once" in row else ""
+        lines.append(f"| {n} | {setup} | {ready} | {vs} | {click} | {at_once} |")
+    return "\n".join(lines)
 
 
 def _track_server_pid() -> None:
