@@ -1,4 +1,4 @@
-"""A trainer process: ``python -m autodiff_core.pool FD``, which computes small training runs for the server.
+"""Trainer processes: ``python -m autodiff_core.pool FD [FD ...]``, which compute small training runs for the server.
 
 A small model's step is a fraction of a millisecond of Python, and one server process runs all of its Python on
 one core, under one lock (the GIL): thirty students' lesson-3 runs trained in the server needed more than the
@@ -7,12 +7,16 @@ each small run on the CPU to one of them. A process computes its runs in bursts:
 seconds ahead of its schedule (``autodiff_core.pace``), runs at full speed in turns, and sends the snapshots
 back; the server shows each when its time comes.
 
+One process is started with a socket for each trainer the server wants. It imports torch and warms up once, then
+forks a process for each socket after the first and serves the first itself: the forks share the imported
+modules' memory (about 10 MB of their own each, against about 220 MB for a process that imports torch itself).
+
 Only the server's own trainers run here, with their frozen configs: a student's code never does (it runs in the
 sandbox, ``autodiff_core.grading``). Messages both ways are pickles over a socket that only the server holds.
-The process ends when that socket closes: when the server ends, however it ends.
+Each process ends when its socket closes: when the server ends, however it ends.
 
 Server to process: ``("start", id, stream, step_of, speed, lead)``, ``("speed", id, speed, t0, s0)``,
-``("stop", id)``. Process to server: ``("ready",)``, ``("snaps", id, [snapshot, ...], anchor)``,
+``("stop", id)``. Process to server: ``("ready", pid)``, ``("snaps", id, [snapshot, ...], anchor)``,
 ``("end", id, status, message)`` with status done, diverged or error.
 """
 
@@ -143,18 +147,34 @@ def warm_up() -> None:
         pass
 
 
-def main(fd: int) -> None:
+def main(fds: list[int]) -> None:
+    import gc
+    import os
+    import signal
+
     import torch
 
     torch.set_num_threads(1)  # one core a process: the server starts one process per core
-    conn = Connection(fd)
     warm_up()
+    gc.collect()
+    gc.freeze()  # what is imported stays shared with the forks: the collector never touches it
+    mine = fds[0]
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # a fork that ends is reaped at once, never left a zombie
+    for fd in fds[1:]:
+        if os.fork() == 0:
+            mine = fd
+            break
+    for fd in fds:
+        if fd != mine:
+            os.close(fd)
+    conn = Connection(mine)
     try:
-        conn.send(("ready", None))
+        conn.send(("ready", os.getpid()))
         Worker(conn).serve()
     except (EOFError, OSError):
         pass  # the server is gone: so is this process
+    os._exit(0)  # a fork must not run its parent's exit handlers
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]))
+    main([int(fd) for fd in sys.argv[1:]])

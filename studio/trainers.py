@@ -44,18 +44,28 @@ def wanted() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
+def launch(n: int) -> tuple[subprocess.Popen, list[socket.socket]]:
+    """One process for ``n`` trainers (it forks the others once warm, ``autodiff_core.pool``); our sockets."""
+    pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(n)]
+    fds = [theirs.fileno() for _, theirs in pairs]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "OMP_NUM_THREADS": "1"}
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "autodiff_core.pool", *map(str, fds)], pass_fds=fds,
+                                cwd=ROOT, env=env, stdin=subprocess.DEVNULL)
+    finally:
+        for _, theirs in pairs:
+            theirs.close()
+    return proc, [ours for ours, _ in pairs]
+
+
 class Trainer:
     """One trainer process, the runs it computes, and the thread that reads what it sends."""
 
-    def __init__(self, pool: Trainers) -> None:
-        self.pool, self.runs, self.ready, self.lock = pool, {}, threading.Event(), threading.Lock()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "OMP_NUM_THREADS": "1"}
-        self.proc = subprocess.Popen([sys.executable, "-m", "autodiff_core.pool", str(theirs.fileno())],
-                                     pass_fds=[theirs.fileno()], cwd=ROOT, env=env, stdin=subprocess.DEVNULL)
-        theirs.close()
-        self.sock = ours  # kept to shut down: closing the descriptor would not wake the reader blocked on it
-        self.conn = Connection(ours.fileno())
+    def __init__(self, pool: Trainers, proc: subprocess.Popen, sock: socket.socket) -> None:
+        self.pool, self.proc, self.runs, self.ready, self.lock = pool, proc, {}, threading.Event(), threading.Lock()
+        self.pid: int | None = None  # the process's own (a fork's differs from ``proc``'s), once it is ready
+        self.sock = sock  # kept to shut down: closing the descriptor would not wake the reader blocked on it
+        self.conn = Connection(sock.fileno())
         threading.Thread(target=self._read, name="studio-trainer-reader", daemon=True).start()
 
     def send(self, message: tuple) -> bool:
@@ -77,6 +87,7 @@ class Trainer:
                 kind, run_id, *rest = self.conn.recv()
                 run = self.runs.get(run_id)
                 if kind == "ready":
+                    self.pid = run_id
                     self.ready.set()
                 elif kind == "snaps" and run is not None:
                     run.computed(*rest)
@@ -99,10 +110,6 @@ class Trainer:
             self.sock.shutdown(socket.SHUT_RDWR)  # the process reads the end and exits; the reader wakes
         except OSError:
             pass
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
 
 
 class Trainers:
@@ -114,14 +121,17 @@ class Trainers:
         self.closing = False
 
     def start(self, n: int | None = None) -> int:
-        """Start ``n`` processes (``wanted()`` by default) unless they are running; returns how many there are."""
+        """Start trainers up to ``n`` (``wanted()`` by default), one process for all of them; returns how many
+        there are."""
         with self.lock:
-            for _ in range(len(self.trainers), wanted() if n is None else n):
+            more = (wanted() if n is None else n) - len(self.trainers)
+            if more > 0:
                 try:
-                    self.trainers.append(Trainer(self))
+                    proc, socks = launch(more)
                 except OSError:
-                    log.exception("a trainer process could not start; runs train in the server")
-                    break
+                    log.exception("the trainer processes could not start; runs train in the server")
+                else:
+                    self.trainers += [Trainer(self, proc, sock) for sock in socks]
             return len(self.trainers)
 
     def take(self, run: Any) -> Trainer | None:
@@ -143,7 +153,7 @@ class Trainers:
                 self.trainers.remove(trainer)
             closing = self.closing
         if not closing:
-            log.warning("a trainer process ended (exit %s); starting another", trainer.proc.poll())
+            log.warning("trainer process %s ended; starting another", trainer.pid)
             self.start(len(self.trainers) + 1)
 
     def close(self) -> None:
@@ -151,6 +161,11 @@ class Trainers:
             self.closing, trainers, self.trainers = True, self.trainers, []
         for trainer in trainers:
             trainer.close()
+        for proc in {t.proc for t in trainers}:
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
 
 def portable(run: Any) -> bool:

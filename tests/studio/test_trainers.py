@@ -128,7 +128,7 @@ def test_a_trainer_process_that_dies_ends_its_runs_in_words_and_another_takes_it
     run = lesson3(LogisticConfig(max_iterations=100_000, stop_accuracy=1.0, record_every=1), speed=50.0).start()
     wait_for(lambda: run.count >= 2)
     dead = pool.trainers[0]
-    os.kill(dead.proc.pid, signal.SIGKILL)
+    os.kill(dead.pid, signal.SIGKILL)
     run.join(10)
     assert run.status == "error" and run.message == trainers.LOST
     wait_for(lambda: pool.trainers and pool.trainers[0] is not dead and pool.trainers[0].ready.is_set(), 120)
@@ -142,16 +142,16 @@ def test_a_trainer_process_ends_with_the_server_however_the_server_ends(tmp_path
         "import sys, time\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
         "from studio.trainers import Trainers\n"
-        "pool = Trainers(); pool.start(1)\n"
-        "print(pool.trainers[0].proc.pid, flush=True)\n"
+        "pool = Trainers(); pool.start(2)\n"
+        "[t.ready.wait(120) for t in pool.trainers]\n"
+        "print(*(t.pid for t in pool.trainers), flush=True)\n"
         "time.sleep(600)\n")
     server = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
-    pid = int(server.stdout.readline())
-    time.sleep(0.5)
-    assert process_alive(pid)
+    pids = [int(p) for p in server.stdout.readline().split()]
+    assert len(set(pids)) == 2 and all(process_alive(p) for p in pids)  # the first, and the fork of it
     server.kill()
     server.wait(10)
-    wait_for(lambda: not process_alive(pid), 60)
+    wait_for(lambda: not any(process_alive(p) for p in pids), 60)
 
 
 def test_studio_trainers_sets_how_many_processes_a_server_starts(monkeypatch):
