@@ -38,8 +38,8 @@ def overlapping_without_zero_grad() -> None:
     st.session_state.update(lr_mean=1.0, lr_forget=True)
 
 
-def logistic_ui() -> tuple[LogisticConfig | None, str]:
-    """Read the widgets into a config, or return the reason there is none."""
+def logistic_ui() -> None:
+    """The lesson's settings, as widgets."""
     for row in (("lr_n", "lr_mean", "lr_bias", "lr_lr"), ("lr_momentum", "lr_iters", "lr_every", "lr_stop")):
         for column, key in zip(st.columns(4), row, strict=True):
             widget(key, column)
@@ -48,6 +48,11 @@ def logistic_ui() -> tuple[LogisticConfig | None, str]:
     c[1].button("Show where it hurts: overlapping clusters", key="lr_hurts", on_click=overlapping_without_zero_grad,
                 help="Cluster mean 1.0 without zero_grad(): the classes overlap, so some points are always "
                      "wrong, and the growing weights make the model certain of them.")
+
+
+def logistic_config() -> tuple[LogisticConfig | None, str, dict | None]:
+    """The config the session's settings give now, the reason there is none, and the teacher's point it goes
+    on from (after "Try it yourself" mid-run; None: from the beginning). Train's callback calls it too."""
     ss, run = st.session_state, current_settings()
     try:
         config = LogisticConfig(
@@ -56,19 +61,22 @@ def logistic_ui() -> tuple[LogisticConfig | None, str]:
             stop_accuracy=ss.lr_stop, zero_grad=not ss.lr_forget, seed=D.seed if run.seed is None else run.seed,
             device=run.device, dtype=run.dtype)
     except ValueError as exc:
-        return None, str(exc)
-    return config, ""
+        return None, str(exc), None
+    fork = fork_point("logistic")  # "Try it yourself" while the teacher's run went
+    if fork is not None and fork["step"] + 1 < config.max_iterations:
+        config = replace(config, start=tuple(fork["weights"]), first_iteration=fork["step"] + 1)
+    return config, "", fork
 
 
 with settings_box("logistic"):
-    config, problem = logistic_ui()
+    logistic_ui()
+config, problem, fork = logistic_config()
 if problem:
     st.error(problem)
-elif (fork := fork_point("logistic")) is not None:  # "Try it yourself" while the teacher's run went
+elif fork is not None:
     c = st.columns([4, 1], vertical_alignment="center")
     w0, w1, b = fork["weights"]
-    if fork["step"] + 1 < config.max_iterations:
-        config = replace(config, start=(w0, w1, b), first_iteration=fork["step"] + 1)
+    if config.first_iteration:
         c[0].info(f"Train goes on from the teacher's iteration {fork['step']:,} (w0 {w0:.2f}, w1 {w1:.2f}, b {b:.2f}), "
                   "with the momentum starting again from zero.")
     else:
@@ -78,8 +86,9 @@ elif (fork := fork_point("logistic")) is not None:  # "Try it yourself" while th
                 width="stretch", help="Train from the tutorial's starting weights instead of the teacher's.")
 
 
-def start() -> LiveRun:
-    return LiveRun("logistic", config, partial(train_logistic, config), attrgetter("iteration"))
+def start() -> LiveRun | None:
+    now, _, _ = logistic_config()  # the settings as they are when Train is pressed
+    return None if now is None else LiveRun("logistic", now, partial(train_logistic, now), attrgetter("iteration"))
 
 
 controls("logistic", start if config else None)

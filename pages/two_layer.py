@@ -29,32 +29,39 @@ DEFAULTS = TwoLayerConfig()
 bind_lesson("two_layer")
 
 
-def two_layer_ui() -> tuple[TwoLayerConfig | None, str]:
-    """Read the widgets into a config, or return the reason there is none."""
+def two_layer_ui() -> None:
+    """The lesson's settings, as widgets."""
     for column, key in zip(st.columns(4), ("tl_N", "tl_D_in", "tl_H", "tl_D_out"), strict=True):
         widget(key, column)
     for column, key in zip(st.columns(3), ("tl_lr", "tl_steps", "tl_activation"), strict=True):
         widget(key, column)
+
+
+def two_layer_config() -> tuple[TwoLayerConfig | None, str]:
+    """The config the session's settings give now, or the reason there is none (Train's callback calls it too)."""
     ss, run = st.session_state, current_settings()
     try:
-        config = TwoLayerConfig(
+        return TwoLayerConfig(
             N=ss.tl_N, D_in=ss.tl_D_in, H=ss.tl_H, D_out=ss.tl_D_out, learning_rate=ss.tl_lr, steps=ss.tl_steps,
             activation=ss.tl_activation, seed=DEFAULTS.seed if run.seed is None else run.seed,
-            device=run.device, dtype=run.dtype, record_every=max(1, ss.tl_steps // 2000))
+            device=run.device, dtype=run.dtype, record_every=max(1, ss.tl_steps // 2000)), ""
     except ValueError as exc:
         return None, str(exc)
-    return config, ""
 
 
 with settings_box("two_layer"):
-    config, problem = two_layer_ui()
+    two_layer_ui()
+config, problem = two_layer_config()
 if problem:
     st.error(problem)
 
 
-def start() -> LiveRun:
-    return LiveRun("two_layer", config, partial(train_two_layer, config), attrgetter("step"),
-                   remote=lambda worker: worker.train(train_two_layer, config))
+def start() -> LiveRun | None:
+    now, _ = two_layer_config()  # the settings as they are when Train is pressed
+    if now is None:
+        return None
+    return LiveRun("two_layer", now, partial(train_two_layer, now), attrgetter("step"),
+                   remote=lambda worker: worker.train(train_two_layer, now))
 
 
 controls("two_layer", start if config else None)

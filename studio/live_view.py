@@ -41,9 +41,13 @@ def speed_value(text: str) -> float | None:
     return None if text == "max" else float(text)
 
 
-def controls(lesson: str, start: Callable[[], LiveRun] | None) -> LiveRun | None:
-    """Train and Stop buttons and the speed slider (the lesson's setting ``<lesson>_speed``). ``start`` is None
-    when the settings are invalid."""
+def controls(lesson: str, start: Callable[[], LiveRun | None] | None) -> LiveRun | None:
+    """Train and Stop buttons and the speed slider (the lesson's setting ``<lesson>_speed``). ``start`` builds the
+    run from the settings as the session holds them when it is called (None when they are invalid), or is None
+    when the settings on screen are invalid.
+
+    Train starts the run in the button's callback, before the page's script runs again: with a class pressing Train
+    at once, the script runs queue for the server's GIL, and the run need not wait for its page's."""
     if following(lesson):
         view(lesson)  # the teacher's run, in place of the student's own: the page ends there
     run = current_run(lesson)
@@ -52,23 +56,28 @@ def controls(lesson: str, start: Callable[[], LiveRun] | None) -> LiveRun | None
     running = run is not None and run.running
     c1, c2, c3 = st.columns([1, 1, 3], vertical_alignment="bottom")
     lessons.widget(f"{lesson}_speed", c3)
-    speed = speed_value(st.session_state[f"{lesson}_speed"])
-    if c1.button("Train", key=f"{lesson}_train", type="primary", disabled=start is None,
-                 width="stretch"):
-        if run is not None:
-            run.stop("Replaced by a new run.")
-        run = start()
-        run.speed, run.session_id = speed, current_session_id()
-        keep_run(lesson, run.start())
-        running = True
+    c1.button("Train", key=f"{lesson}_train", type="primary", disabled=start is None, width="stretch",
+              on_click=_train, args=(lesson, start))
     c2.button("Stop", key=f"{lesson}_stop", disabled=not running, width="stretch",
               on_click=_stop, args=(lesson,))
     if run is not None:
-        run.set_speed(speed)
+        run.set_speed(speed_value(st.session_state[f"{lesson}_speed"]))
     save_run(lesson, run)  # in a class, a finished run is kept for this browser
     if brought_back(lesson, run):
         st.caption("Your last run, kept by the class: the reload brought it back.")
     return run
+
+
+def _train(lesson: str, start: Callable[[], LiveRun | None] | None) -> None:
+    """Train's callback: a new run from the settings as they are now, replacing the lesson's run."""
+    new = start() if start is not None else None
+    if new is None:  # the settings are invalid now: the page says why
+        return
+    old = current_run(lesson)
+    if old is not None:
+        old.stop("Replaced by a new run.")
+    new.speed, new.session_id = speed_value(st.session_state[f"{lesson}_speed"]), current_session_id()
+    keep_run(lesson, new.start())
 
 
 def _stop(lesson: str) -> None:

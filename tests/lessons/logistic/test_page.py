@@ -81,3 +81,22 @@ def test_the_learning_rate_can_go_down_from_its_default(app):
     box = app.number_input(key="lr_lr")
     assert box.value == 0.01
     assert box.value - box.step >= box.min  # else Streamlit disables the "−" button
+
+
+def test_train_starts_the_run_in_its_callback_before_the_page_and_with_the_settings_as_they_are_now(app, monkeypatch):
+    """Train's callback builds the run from the session's settings at that moment and starts it before the page's
+    script runs again (a class's script runs queue for the GIL; the runs need not wait for them)."""
+    import time
+
+    import studio.presets
+
+    app.switch_page("pages/logistic.py").run()
+    pages_began: list[float] = []
+    bind = studio.presets.bind_lesson
+    monkeypatch.setattr(studio.presets, "bind_lesson",
+                        lambda key: (pages_began.append(time.perf_counter()), bind(key))[1])
+    app.number_input(key="lr_lr").set_value(0.05)
+    app.button(key="logistic_train").click().run()  # the new rate and the click reach the server together
+    run = app.session_state["logistic_run"]
+    assert run.config.learning_rate == 0.05 and pages_began and run.started < pages_began[-1]
+    run.stop()
