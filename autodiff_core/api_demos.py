@@ -304,7 +304,7 @@ class _Products(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
-def _backward_seconds(fn, x: torch.Tensor, w: torch.Tensor) -> float:
+def backward_seconds(fn, x: torch.Tensor, w: torch.Tensor) -> float:
     y = fn.apply(x, w)
     g = torch.ones_like(y)
     t0 = time.perf_counter()
@@ -319,15 +319,15 @@ def time_needs_input_grad(config: TimingConfig = TimingConfig()) -> Timing:
     w = torch.randn(config.k, config.m, generator=gen).requires_grad_()
     products = []
     for fn in (MyMatMul, MyMatMulEveryGrad):
-        _backward_seconds(fn, x, w)  # warm-up
+        backward_seconds(fn, x, w)  # warm-up
         with _Products() as counted:
             y = fn.apply(x, w)
             torch.autograd.grad(y, w, torch.ones_like(y))
         products.append(counted.count - 1)  # the forward's own product is not backward's
     skipping, every = [], []
     for _ in range(config.repeats):
-        skipping.append(_backward_seconds(MyMatMul, x, w))
-        every.append(_backward_seconds(MyMatMulEveryGrad, x, w))
+        skipping.append(backward_seconds(MyMatMul, x, w))
+        every.append(backward_seconds(MyMatMulEveryGrad, x, w))
     return Timing(config, tuple(skipping), tuple(every), (products[0], products[1]), torch.get_num_threads())
 
 

@@ -12,7 +12,7 @@ from studio.page import require_app
 from studio.presets import bind_lesson, settings_box
 
 require_app()
-st.title("8 · The whole autograd.Function API")
+st.title("8 · The whole autograd.\u200bFunction API")  # a phone breaks the line after the dot
 presenter.intro(
     "Lesson 1's `MyReLU` uses three things of `ctx`: `save_for_backward`, `saved_tensors` and `needs_input_grad`. "
     "A Function can do more: be differentiated twice, run in forward mode, change its input in place, return "
@@ -27,7 +27,7 @@ def function_api_ui() -> tuple[str, list[float] | None, list[float] | None, str]
     """Read the widgets; returns (part, x, v, error message)."""
     part = widget("fa_part", horizontal=True, format_func=PARTS.get)
     c1, c2 = st.columns(2)
-    x, err = parse_vector(widget("fa_x", c1), name="x", max_values=12)
+    x, err = parse_vector(widget("fa_x", c1, disabled=part == "needs_input_grad"), name="x", max_values=12)
     v, err_v = parse_vector(widget("fa_v", c2, disabled=part not in ("double_backward", "forward_mode")),
                             name="v", max_values=12)
     if err or err_v:

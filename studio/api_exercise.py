@@ -30,11 +30,11 @@ def exercise(part: str) -> None:
         st.markdown(f"**{ch.title}**: {ch.task}")
         with st.expander("Hint"):
             st.markdown(ch.hint)
-        c = st.columns(2)
-        c[0].button("Start from the challenge", key="fa_skeleton", on_click=code_editor.replace,
-                    args=(PREFIX, part, ch.skeleton))
-        c[1].button("Start from the lesson's Function", key="fa_solution", on_click=code_editor.replace,
-                    args=(PREFIX, part, ch.solution), help="Its real source: change it and see what breaks.")
+        st.button("Start from the challenge", key="fa_skeleton", on_click=code_editor.replace,
+                  args=(PREFIX, part, ch.skeleton), width="stretch")
+        st.button("Start from the lesson's Function", key="fa_solution", on_click=code_editor.replace,
+                  args=(PREFIX, part, ch.solution), width="stretch",
+                  help="Its real source: change it and see what breaks.")
         code_editor.plain_toggle(PREFIX)
         st.caption(allowed(ch.form))
     with left:
@@ -52,7 +52,8 @@ def allowed(form) -> str:
     methods = ", ".join(f"`{name}({', '.join(params)})`" for name, params in form.methods)
     ctx = ", ".join(f"`ctx.{c}`" for c in sorted(form.ctx_calls | form.ctx_attributes))
     flags = "".join(f", `{f} = True`" for f in sorted(form.flags))
-    return (f"The class: {methods}{flags}. Allowed: arithmetic, comparisons, `if`, masked assignment, {ctx}, "
+    none = " `x is None`," if form.none_checks else ""
+    return (f"The class: {methods}{flags}. Allowed: arithmetic, comparisons,{none} `if`, masked assignment, {ctx}, "
             f"`torch.` {', '.join(sorted(form.torch_functions))}; tensor methods "
             f"{', '.join(sorted(form.tensor_methods))}. No imports, loops or names starting with _.")
 

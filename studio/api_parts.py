@@ -38,11 +38,17 @@ def same(a, b) -> bool:
                           rtol=1e-6, atol=1e-9)
 
 
-def table(rows: dict[str, list], x: list[float]) -> None:
-    """Rows of numbers, one column per input element (an HTML table: the presenter view enlarges it)."""
-    st.table({"": list(rows), **{f"x[{i}]={v:.3g}": [f"{r[i]:.4g}" if isinstance(r[i], float) else str(r[i])
-                                                     for r in rows.values()] for i, v in enumerate(x)}},
-             hide_index=True)
+def gap(a, b) -> str:
+    """The largest difference between two runs' numbers, in words."""
+    diff = (torch.tensor(a, dtype=torch.float64) - torch.tensor(b, dtype=torch.float64)).abs().max().item()
+    return f"largest difference {diff:.1e}"
+
+
+def table(columns: dict[str, list], x: list[float]) -> None:
+    """Numbers side by side, one row per input element, one column per series: narrow enough for a phone (an
+    HTML table: the presenter view enlarges it)."""
+    st.table({"element": [f"x[{i}] = {v:.3g}" for i, v in enumerate(x)],
+              **{name: [f"{value:.4g}" for value in values] for name, values in columns.items()}}, hide_index=True)
 
 
 def code(*objects) -> None:
@@ -73,6 +79,8 @@ def double_backward(x: list[float], v: list[float]) -> None:
     left, right = st.columns(2)
     with left:
         plot(derivatives_figure(r.grid, r.curves, x, "sinh, its backward, and a backward of that"), key="fa_curves")
+        st.caption("sinh'' = sinh: the double backward lies on the function itself, and cosh, the backward, "
+                   "above it.")
     with right:
         plot(bars_figure(x, {"MySinh": r.hvp, "MySinhSavedExp": r.saved_exp_hvp, "torch.sinh": r.torch_hvp},
                          "H·v of ½·Σ sinh(x)²", "H·v"), key="fa_hvp")
@@ -169,10 +177,13 @@ def needs_input_grad(x: list[float], v: list[float]) -> None:
                    "after one warm-up each; the ratio of the medians. Matrix products counted as backward ran.")
         plot(timing_figure({"MyMatMul (skips grad_x)": timing.skipping, "MyMatMulEveryGrad": timing.every},
                            "Backward, only W needing a gradient"), key="fa_timing_chart")
+    left, right = st.columns(2)
+    left.code(inspect.getsource(function_api.MyMatMul), language="python")
+    right.code(inspect.getsource(function_api.MyMatMulEveryGrad), language="python")
     st.markdown("Write one yourself: lesson 6's two-input challenge, **a · b**, asks for exactly this check.")
     st.page_link("pages/write_function.py", label="Open 6 · Write your own Function: a · b",
                  query_params={"wf_challenge": "multiply"})
-    code(function_api.MyMatMul, function_api.MyMatMulEveryGrad, api_demos.time_needs_input_grad)
+    code(api_demos.time_needs_input_grad, api_demos.backward_seconds)
 
 
 def torch_func(x: list[float], v: list[float]) -> None:
@@ -182,13 +193,17 @@ def torch_func(x: list[float], v: list[float]) -> None:
                     "True` lets vmap batch it by running that forward on the batch.")
     r = _run("torch_func", tuple(x), tuple(v))
     verdict(same(r.vmapped, r.looped) and same(r.vmapped, r.torch_out),
-            "vmap over the batch equals the loop, row by row, and torch.tanh.", "vmap differs from the loop.")
+            f"vmap over the batch equals the plain loop, row by row ({gap(r.vmapped, r.looped)}), and torch.tanh "
+            f"({gap(r.vmapped, r.torch_out)}).", f"vmap differs from the loop ({gap(r.vmapped, r.looped)}).")
     verdict(same(r.grads, r.looped_grads) and same(r.grads, r.torch_grads),
-            "vmap(grad(Σ MyTanhModern)): one gradient per sample, equal to torch.autograd.grad in a loop.",
-            "vmap(grad) differs from the loop.")
-    table({**{f"sample {i}": row for i, row in enumerate(r.batch)},
-           **{f"vmap: tanh, sample {i}": row for i, row in enumerate(r.vmapped)},
-           **{f"vmap(grad), sample {i}": row for i, row in enumerate(r.grads)}}, x)
+            "vmap(grad(Σ MyTanhModern)): one gradient per sample, equal to torch.autograd.grad in a plain loop "
+            f"({gap(r.grads, r.looped_grads)}) and to torch.tanh's ({gap(r.grads, r.torch_grads)}).",
+            f"vmap(grad) differs from the loop ({gap(r.grads, r.looped_grads)}).")
+    for rows, what in ((r.batch, "The batch: three samples (x, x/2, -x)"),
+                       (r.vmapped, "vmap(MyTanhModern.apply)(batch)"),
+                       (r.grads, "vmap(grad(Σ MyTanhModern))(batch): each sample's gradient")):
+        st.markdown(f"**{what}**")
+        table({f"sample {i}": row for i, row in enumerate(rows)}, x)
     autograd_says(r.classic_error, "Lesson 1's MyTanh (classic form) under vmap")
     autograd_says(r.no_rule_error, "MyTanhModern without generate_vmap_rule")
     code(function_api.MyTanhModern, MyTanh, api_demos.torch_func, api_demos.looped_grads)

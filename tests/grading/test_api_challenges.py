@@ -109,16 +109,17 @@ def test_every_hostile_body_is_refused_in_every_form(key):
 
 def test_forms_widen_only_where_asked():
     sort = API_CHALLENGES["non_differentiable"].form
-    relu = "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, input):\n        {}\n" \
-           "        return input\n\n    @staticmethod\n    def backward(ctx, grad_output):\n        return grad_output\n"
+    relu = ("class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, input):\n        {}\n"
+            "        return input\n\n    @staticmethod\n    def backward(ctx, grad_output):\n"
+            "        return grad_output\n")
     for line in ("ctx.mark_dirty(input)", "x = torch.sort(input)", "x = input.take(input)", "y = input is None"):
         with pytest.raises(Refused):
             validate(relu.format(line), form=classic(1))
     with pytest.raises(Refused, match="instead of is"):  # `is` only against None, even where None checks are allowed
         validate(relu.format("y = input is input").replace("grad_output):", "grad_values, grad_indices):")
                  .replace("return grad_output", "return grad_values"), form=sort)
-    flagged = relu.format("pass").replace("    @staticmethod\n    def forward", "    generate_vmap_rule = True\n\n"
-                                                                                 "    @staticmethod\n    def forward", 1)
+    forward = "    @staticmethod\n    def forward"
+    flagged = relu.format("pass").replace(forward, "    generate_vmap_rule = True\n\n" + forward, 1)
     with pytest.raises(Refused, match="the class holds only"):
         validate(flagged)
     flags = Form(classic(1).methods, flags=frozenset({"generate_vmap_rule"}))
