@@ -77,8 +77,8 @@ _API_CHALLENGES = [
         "This `MySinh` saves e^x and e^-x from forward. gradcheck passes, gradgradcheck fails, and a "
         "Hessian-vector product through it is wrong. Make its backward differentiable twice.",
         source(function_api.MySinhSavedExp), source(function_api.MySinh),
-        "Tensors made inside forward are constants to autograd. Save the *input* instead and compute cosh "
-        "from it in backward: `(torch.exp(input) + torch.exp(-input)) / 2`.",
+        "Tensors made inside forward are constants to autograd. Save the *input* instead, and compute cosh "
+        "from it in backward: `e = torch.exp(input)`, then `(e + 1 / e) / 2`.",
         classic(1), SINH),
     ApiChallenge(
         "forward_mode", "sigmoid, in forward mode",
