@@ -24,19 +24,25 @@ LIMIT = 10.0  # |x| and |v|: sinh grows as e^|x|
 
 
 def function_api_ui() -> tuple[str, list[float] | None, list[float] | None, str]:
-    """Read the widgets; returns (part, x, v, error message)."""
+    """Read the widgets; returns (part, x, v, error message). x and v are drawn where the part uses them (the
+    session keeps them meanwhile, and the link too)."""
     part = widget("fa_part", horizontal=True, format_func=PARTS.get)
+    if part == "needs_input_grad":
+        return part, [], [], ""
     c1, c2 = st.columns(2)
-    x, err = parse_vector(widget("fa_x", c1, disabled=part == "needs_input_grad"), name="x", max_values=12)
-    v, err_v = parse_vector(widget("fa_v", c2, disabled=part not in ("double_backward", "forward_mode")),
-                            name="v", max_values=12)
+    x, err = parse_vector(widget("fa_x", c1), name="x", max_values=12)
+    if part not in ("double_backward", "forward_mode"):
+        return part, x, [], err if err else _too_big(x)
+    v, err_v = parse_vector(widget("fa_v", c2), name="v", max_values=12)
     if err or err_v:
         return part, None, None, err or err_v
     if len(v) != len(x):
         return part, None, None, f"v needs one number per element of x: {len(x)}, not {len(v)}."
-    if max(map(abs, x + v)) > LIMIT:
-        return part, None, None, f"Keep every number of x and v between -{LIMIT:g} and {LIMIT:g}."
-    return part, x, v, ""
+    return part, x, v, _too_big(x + v)
+
+
+def _too_big(values: list[float]) -> str:
+    return f"Keep every number between -{LIMIT:g} and {LIMIT:g}." if max(map(abs, values)) > LIMIT else ""
 
 
 shared_sandbox().start()  # warms up in the background while the student reads

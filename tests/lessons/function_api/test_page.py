@@ -99,6 +99,18 @@ def test_bad_numbers_get_a_sentence_and_no_run(new_app, x, v, words):
     assert chart(at, "fa_curves") is None
 
 
+def test_x_and_v_show_where_a_part_uses_them_and_are_kept_meanwhile(new_app):
+    at = open_app(new_app, "function_api", q(fa_x="1, -2", fa_v="3, 4"))
+    at.radio(key="fa_part").set_value("needs_input_grad").run()
+    assert not [t for t in at.text_input if t.key in ("fa_x", "fa_v")]
+    assert at.query_params["fa_x"] in ("1, -2", ["1, -2"])  # the link still holds them
+    at.radio(key="fa_part").set_value("in_place").run()
+    assert [t.key for t in at.text_input if t.key.startswith("fa_")] == ["fa_x"]
+    at.radio(key="fa_part").set_value("forward_mode").run()
+    assert (at.text_input(key="fa_x").value, at.text_input(key="fa_v").value) == ("1, -2", "3, 4")
+    assert not at.exception and not at.error
+
+
 def test_the_editor_checks_the_students_function_in_the_sandbox(new_app):
     at = open_app(new_app, "function_api", q(fa_part="in_place"))
     at.toggle(key="fa_plain").set_value(True).run()
