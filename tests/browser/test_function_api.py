@@ -10,7 +10,7 @@ import pytest
 
 from autodiff_core.api_demos import PARTS
 from autodiff_core.grading.api_challenges import API_CHALLENGES
-from testkit.browser import ARTIFACTS, exception_boxes, launch, streamlit_server, wait_idle
+from testkit.browser import ARTIFACTS, exception_boxes, wait_idle
 from tests.browser.test_classroom import MEASURE
 from tests.browser.test_write_function import EDITOR, type_code, verdict
 from tests.browser.test_xray import shot
@@ -25,14 +25,9 @@ WIDTH = """() => ({page: document.documentElement.scrollWidth, main: document.qu
   '[data-testid="stMain"]').scrollWidth, screen: window.innerWidth})"""
 
 
-@pytest.fixture(scope="module")
-def app():
-    from playwright.sync_api import sync_playwright
-
-    with streamlit_server() as url, sync_playwright() as p:
-        b = launch(p)
-        yield b, url
-        b.close()
+@pytest.fixture
+def app(server, browser):
+    return browser, server
 
 
 def open_part(app, part: str, size, query: str = ""):
@@ -70,8 +65,9 @@ def test_every_part_runs_and_fits_the_screen(app, size):
         assert not errors, (part, errors)
 
 
-def test_a_challenge_typed_into_the_editor_fails_then_passes(app):
-    context, page, errors = open_part(app, "in_place", (1280, 720))
+@pytest.mark.parametrize("size", SIZES, ids=["1280x720", "390x844"])
+def test_a_challenge_typed_into_the_editor_fails_then_passes(app, size):
+    context, page, errors = open_part(app, "in_place", size)
     page.wait_for_selector(EDITOR, timeout=30_000)
     page.frame_locator(EDITOR).locator(".ace_content").wait_for(timeout=30_000)
     broken = API_CHALLENGES["in_place"].skeleton.replace("        return input\n",
@@ -80,11 +76,11 @@ def test_a_challenge_typed_into_the_editor_fails_then_passes(app):
     verdict(page, "3 of 5 checks failed")
     body = page.locator("body").inner_text()
     assert "✕ ctx.mark_dirty(input)" in body and "This behavior is forbidden" in body
-    shot(page, "function_api-challenge-failed", (1280, 720))
+    shot(page, "function_api-challenge-failed", size)
     type_code(page, API_CHALLENGES["in_place"].solution)
     verdict(page, "All 5 checks passed, against torch.relu.")
     assert "✕" not in page.locator("body").inner_text()
-    shot(page, "function_api-challenge-passed", (1280, 720))
+    shot(page, "function_api-challenge-passed", size)
     assert exception_boxes(page) == 0 and not errors
     context.close()
 

@@ -117,6 +117,7 @@ def test_sort_returns_torchs_values_and_indices_and_indices_need_no_gradient():
     assert torch.equal(indices, want_indices) and values.requires_grad and not indices.requires_grad
     torch.testing.assert_close(api_demos.ranked_grad(MySort.apply, x), api_demos.ranked_grad(torch.sort, x))
     assert gradcheck(lambda a: MySort.apply(a)[0], (leaf(x),))  # its check_undefined_grad sends None
+    assert gradgradcheck(lambda a: MySort.apply(a)[0], (leaf(x),))
     assert api_demos.received(x, True)[1] == "int64 zeros, shape (5,)"
     assert api_demos.received(x, False)[1] == "None"
 
@@ -125,7 +126,7 @@ def test_sort_returns_torchs_values_and_indices_and_indices_need_no_gradient():
 def test_matmul_gradients_match_torch_matmul(fn):
     g = torch.Generator().manual_seed(1)
     a, b = torch.randn(4, 3, generator=g, dtype=torch.float64), torch.randn(3, 5, generator=g, dtype=torch.float64)
-    assert gradcheck(fn.apply, (leaf(a), leaf(b)))
+    assert gradcheck(fn.apply, (leaf(a), leaf(b))) and gradgradcheck(fn.apply, (leaf(a), leaf(b)))
     ours = torch.autograd.grad(fn.apply(leaf(a), b_ := leaf(b)).sum(), b_)
     theirs = torch.autograd.grad(torch.matmul(a, b__ := leaf(b)).sum(), b__)
     torch.testing.assert_close(ours, theirs)
