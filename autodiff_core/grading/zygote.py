@@ -35,15 +35,25 @@ def main(fd: int) -> None:
     # ends, a script thread. The zygote reads the end of its socket instead, which closes with the process.
     server = os.getppid()  # before the warm-up: a server that dies during it is noticed too
     torch.set_num_threads(1)
-    for key in ("relu", "multiply"):  # warm up: lazy imports and first-call costs, paid once
-        judge(CHALLENGES[key].solution, key)
-    for key, c in API_CHALLENGES.items():  # lesson 8's: torch.func, forward AD and gradgradcheck too
-        judge_api(c.solution, key)
-    try:
-        warm_up_training()  # and a training run's
-    except Exception:  # a warm-up that fails only makes the first runs slower; the zygote must live
-        log.exception("the sandbox's warm-up failed")
+    for warm_up in WARM_UPS:  # lazy imports and first-call costs, paid once
+        try:
+            warm_up()
+        except Exception:  # a warm-up that fails only makes the first checks slower; the zygote must live
+            log.exception("the sandbox's warm-up failed")
+        if os.getppid() != server:  # the server died meanwhile: so do we, without warming up the rest
+            return
     serve_forks(fd, server)
+
+
+def warm_up_judges() -> None:
+    for key in ("relu", "multiply"):
+        judge(CHALLENGES[key].solution, key)
+
+
+def warm_up_lesson8() -> None:
+    """Lesson 8's judges: torch.func, forward-mode AD and gradgradcheck, each first used here."""
+    for key, c in API_CHALLENGES.items():
+        judge_api(c.solution, key)
 
 
 def warm_up_training() -> None:
@@ -59,6 +69,8 @@ def warm_up_training() -> None:
             plain_snapshot(snap)
         run.state()
 
+
+WARM_UPS = (warm_up_judges, warm_up_lesson8, warm_up_training)
 
 if __name__ == "__main__":
     main(int(sys.argv[1]))
