@@ -67,3 +67,5 @@ CUBE = MathFunction(lambda x: torch.pow(x, 3), "torch.pow(x, 3)", domain=(-2.0, 
 ABS = MathFunction(torch.abs, "torch.abs", kinks=(0.0,))
 CLAMP = MathFunction(lambda x: torch.clamp(x, -1, 1), "torch.clamp(x, -1, 1)", kinks=(-1.0, 1.0))
 MULTIPLY = MathFunction(torch.mul, "torch.mul", n_inputs=2)
+SINH = MathFunction(torch.sinh, "torch.sinh", domain=(-2.0, 2.0))
+SORT = MathFunction(lambda x: torch.sort(x).values, "torch.sort")  # the sorted values; the indices come apart

@@ -10,6 +10,7 @@ from autodiff_core.grading.challenges import CHALLENGES, format_solved, parse_so
 from autodiff_core.grading.judge import check, run_checks
 from autodiff_core.grading.sandbox import shared_sandbox
 from autodiff_core.grading.validator import CTX_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
+from studio import code_editor
 from studio.charts import plot
 from studio.lessons import widget
 from studio.page import require_app
@@ -18,12 +19,6 @@ from studio.room import board, board_view
 from studio.room.keep import save_code, saved_code
 from studio.runner import current_session_id
 from studio.session_functions import adopt
-from studio.state import init_state
-
-try:
-    from streamlit_ace import st_ace
-except ImportError:  # the plain text box below still works
-    st_ace = None
 
 require_app()
 st.title("6 · Write your own Function")
@@ -31,12 +26,12 @@ st.markdown("Fill in `forward` and `backward`, then press **Apply** under the ed
             "text box). That runs `torch.autograd.gradcheck` on your Function in "
             "float64 and compares your forward with PyTorch's own op. Your code runs in a sandbox, with a "
             "limit on time and memory.")
-init_state({"wf_plain": st_ace is None})
 bind_lesson("write_function")  # ?wf_challenge=tanh opens that challenge; a bad value warns and leaves the URL
 ss = st.session_state
 if "wf_sources" not in ss:  # in a class, the code kept for this browser comes back after a reload
     ss["wf_sources"] = saved_code()
-for name in ("wf_sources", "wf_verdicts", "wf_checked", "wf_versions", "wf_offered"):  # per challenge
+code_editor.init("wf")  # the editor's keys: wf_sources, wf_versions, wf_verdicts, wf_plain
+for name in ("wf_checked", "wf_offered"):  # per challenge
     if name not in ss:
         ss[name] = {}
 if "wf_solved" not in ss:  # once per session: the link may say which challenges were solved
@@ -54,40 +49,8 @@ def challenge_ui():
     """The challenge picker; returns the challenge."""
     c = st.columns([3, 1], vertical_alignment="bottom")
     widget("wf_challenge", c[0], format_func=lambda k: CHALLENGES[k].title)
-    c[1].toggle("Plain text box", key="wf_plain", disabled=st_ace is None,
-                help="A simple text box instead of the code editor.")
+    code_editor.plain_toggle("wf", c[1])
     return CHALLENGES[ss.wf_challenge]
-
-
-def editor(ch) -> tuple[str, bool]:
-    """The code editor; returns (source, whether to check it now)."""
-    source = ss.wf_sources.setdefault(ch.key, ch.skeleton)
-    if ss.wf_plain:
-        key = f"wf_text_{ch.key}"
-        if key not in ss:
-            ss[key] = source
-        text = st.text_area("Your code", key=key, height=380)
-        ss.wf_sources[ch.key] = text
-        return text, st.button("Check", key="wf_check", type="primary")
-    last = ss.wf_verdicts.get(ch.key)
-    marks = [{"row": last.error_line - 1, "column": 0, "type": "error", "text": last.reasons[0]}] \
-        if last is not None and last.error_line else []
-    # wrap: a long line continues below, indented, instead of running off a narrow editor (a phone, a projector)
-    text = st_ace(value=source, language="python", theme="chrome", font_size=16, min_lines=16, tab_size=4, wrap=True,
-                  key=f"wf_ace_{ch.key}_{ss.wf_versions.get(ch.key, 0)}", auto_update=False, annotations=marks)
-    st.caption("**Apply** (or Ctrl+Enter) checks your code. It stays grey until you change the code, so there is "
-               "something new to check.")
-    if isinstance(text, str) and text != source:
-        ss.wf_sources[ch.key] = text
-        return text, True
-    return source, False
-
-
-def start_over(ch) -> None:
-    ss.wf_sources[ch.key] = ch.skeleton
-    ss.wf_versions[ch.key] = ss.wf_versions.get(ch.key, 0) + 1
-    ss.pop(f"wf_text_{ch.key}", None)
-    ss.wf_verdicts.pop(ch.key, None)
 
 
 def show_verdict(ch, v) -> None:
@@ -126,9 +89,10 @@ with right:
                f"`ctx.save_for_backward`, `ctx.{'`, `ctx.'.join(sorted(CTX_ATTRIBUTES))}`, "
                f"`torch.` {', '.join(sorted(TORCH_FUNCTIONS))}, and the tensor methods "
                f"{', '.join(sorted(TENSOR_METHODS))}. No imports, loops or names starting with _.")
-    st.button("Start over", key="wf_reset", on_click=start_over, args=(ch,), help="Back to the skeleton.")
+    st.button("Start over", key="wf_reset", on_click=code_editor.replace, args=("wf", ch.key, ch.skeleton),
+              help="Back to the skeleton.")
 with left:
-    source, wanted = editor(ch)
+    source, wanted = code_editor.editor("wf", ch.key, ch.skeleton)
 if wanted:
     ss.wf_url_warning = ""
     with st.spinner("Checking in the sandbox…"):
@@ -139,8 +103,7 @@ if wanted:
         ss.wf_solved = [k for k in CHALLENGES if k in {*ss.wf_solved, ch.key}]
         if ch.key in ss.wf_offered:  # already in use: lessons 2 and 5 get the new version, under its own name
             ss.wf_offered[ch.key] = adopt(ch, source, ss.wf_verdicts[ch.key].cost)
-    if ss.wf_verdicts[ch.key].error_line and not ss.wf_plain:
-        st.rerun()  # once more, so the editor marks the line
+    code_editor.rerun_to_mark("wf", ch.key)
 verdict = ss.wf_verdicts.get(ch.key)
 if verdict is not None:
     show_verdict(ch, verdict)

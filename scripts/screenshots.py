@@ -106,6 +106,12 @@ def lesson6(page) -> str:
     return ".js-plotly-plot", 1  # the code, the verdict and the two Jacobians
 
 
+def lesson8(page) -> str:
+    text(page, "Asked for the same H·v through MySinhOnce")
+    page.locator('[data-testid="stCode"]').filter(has_text="@once_differentiable").first.wait_for(timeout=60_000)
+    return '[data-testid="stCode"]', 1  # the charts, then what autograd says to @once_differentiable
+
+
 LESSONS = {  # number: (file name, link, what to do, returning the selector whose last match ends the image)
     1: ("lesson1-custom-function.png", "/custom_function", lesson1),
     2: ("lesson2-two-layer.png", "/two_layer", lesson2),
@@ -113,6 +119,7 @@ LESSONS = {  # number: (file name, link, what to do, returning the selector whos
     4: ("lesson4-xray.png", "/xray", lesson4),
     5: ("lesson5-playground.png", "/playground?preset=spirals-need-depth", lesson5),
     6: ("lesson6-write-function.png", "/write_function", lesson6),
+    8: ("lesson8-function-api.png", "/function_api", lesson8),
 }
 
 

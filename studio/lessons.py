@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from autodiff_core import FUNCTIONS, LogisticConfig, LogisticSnapshot, TwoLayerConfig, TwoLayerSnapshot, runs_io
+from autodiff_core.api_demos import PARTS as API_PARTS  # lesson 8's parts, by key
 from autodiff_core.data import PLAYGROUND_DATASETS
 from autodiff_core.features import DEFAULT_FEATURES, FEATURES
 from autodiff_core.figures import classroom as run_figures
@@ -310,4 +311,24 @@ register(Lesson(
     settings=(
         Setting("wf_challenge", str, "relu", choices=tuple(CHALLENGES), label="Challenge"),
     ),  # the challenge is the whole setting, and no preset; ?solved= lists those solved
+))
+
+register(Lesson(
+    "function_api", 8, "The whole autograd.Function API",
+    "Beyond forward and backward: double backward, forward mode, in place, outputs with no gradient, "
+    "`needs_input_grad` timed, and `torch.func`; each a small Function to run, break and edit.",
+    settings=(
+        Setting("fa_part", str, "double_backward", choices=tuple(API_PARTS), label="Part", widget="radio"),
+        Setting("fa_x", str, "-0.4, 2, -1.5, 1.2, 0.3", label="Input x (comma-separated)", pattern=NUMBERS),
+        Setting("fa_v", str, "1, 0.5, -1, 2, 0.25", label="Vector v (the H·v direction, the JVP's tangent)",
+                pattern=NUMBERS),
+    ),
+    presets={  # one per part
+        "Double backward through sinh": {},
+        "Forward mode: one column of the Jacobian": {"fa_part": "forward_mode", "fa_v": "1, 0, 0, 0, 0"},
+        "In place: mark_dirty": {"fa_part": "in_place"},
+        "Sort: indices have no gradient": {"fa_part": "non_differentiable"},
+        "needs_input_grad, timed": {"fa_part": "needs_input_grad"},
+        "torch.func: vmap and grad": {"fa_part": "torch_func"},
+    },
 ))

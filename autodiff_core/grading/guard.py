@@ -4,8 +4,9 @@
 for number literals, exponents and indices it asks ``number_problem`` here, next to the rewrite that relies
 on those rules. ``compile_function`` compiles that *tree*, never the text, rewritten a little by
 ``_Harden``, with no builtins but ``_loaded_module`` and a ``torch`` holding only ``TORCH_FUNCTIONS``
-(``SAFE_TORCH``), and builds the Function class; ``explain_error`` turns what the code raised into one
-sentence with its line. This module imports nothing from ``validator.py``, which re-exports its names.
+(``SAFE_TORCH``; a form of lesson 8 names a few more), and builds the Function class; ``explain_error`` turns
+what the code raised into one sentence with its line. This module imports nothing from ``validator.py``,
+which re-exports its names.
 
 The guards the rewrite puts in make this bound true:
 
@@ -16,9 +17,10 @@ The guards the rewrite puts in make this bound true:
 * while forward or backward runs, ``_Bounded`` checks every tensor operation *before* it runs: a tensor is
   indexed only by a bool mask of its own shape, and an operation whose operands broadcast to more elements
   than its largest tensor operand has is stopped. Every operation student code can reach is element-wise
-  (its result has its operands' broadcast shape) or picks elements (a mask, unpacking ``a, b = t``), so
-  this covers them all; a check of each result backs it up. A guard that stops the code raises
-  ``Blocked``, which ``explain_error`` shows with its line.
+  (its result has its operands' broadcast shape), picks elements (a mask, unpacking ``a, b = t``, ``take``
+  whose result has its index's shape) or reorders them (``sort``, ``argsort``), so this covers them all; a
+  check of each result backs it up. A guard that stops the code raises ``Blocked``, which ``explain_error``
+  shows with its line.
 
 So no tensor the code builds has more elements than the largest tensor it is handed (its inputs;
 ``grad_output`` has the shape of forward's result and the saved tensors are forward's, so neither is
@@ -271,20 +273,23 @@ def _loaded_module(name, globals=None, locals=None, fromlist=(), level=0):
 
 
 def compile_function(submission: Submission) -> type[torch.autograd.Function]:
-    """Compile the validated methods (never the text) and build the Function class from them."""
+    """Compile the validated methods (never the text) and build the Function class from them, with its flags
+    (``generate_vmap_rule``); the ``torch`` they see holds only their form's functions."""
     methods = []
-    for fn in (submission.forward, submission.backward):
+    for fn in submission.methods.values():
         fn = copy.deepcopy(fn)  # _Harden rewrites in place; the Submission stays as validated
         clean = ast.FunctionDef(name=fn.name, args=fn.args, body=fn.body, decorator_list=[], returns=None,
                                 type_comment=None)
         methods.append(ast.copy_location(clean, fn))
     module = ast.fix_missing_locations(_Harden().visit(ast.Module(body=methods, type_ignores=[])))
-    namespace = {"__builtins__": {"__import__": _loaded_module}, "torch": SAFE_TORCH, "_as_float": _as_float,
+    names = submission.form.torch_functions
+    safe = SAFE_TORCH if names == TORCH_FUNCTIONS else SimpleNamespace(**{n: getattr(torch, n) for n in sorted(names)})
+    namespace = {"__builtins__": {"__import__": _loaded_module}, "torch": safe, "_as_float": _as_float,
                  "_as_logical": _as_logical, "_as_mask": _as_mask, "_Bounded": _Bounded}
-    exec(compile(module, FILENAME, "exec"), namespace)  # defines forward and backward; runs none of their code
+    exec(compile(module, FILENAME, "exec"), namespace)  # defines the methods; runs none of their code
     return type(submission.class_name, (torch.autograd.Function,), {
-        "forward": staticmethod(namespace["forward"]), "backward": staticmethod(namespace["backward"]),
-        "__module__": "student", "__doc__": "A Function written in lesson 6."})
+        **{name: staticmethod(namespace[name]) for name in submission.methods}, **submission.flags,
+        "__module__": "student", "__doc__": "A Function written by a student."})
 
 
 def explain_error(exc: BaseException) -> tuple[int | None, str]:

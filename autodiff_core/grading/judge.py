@@ -59,6 +59,7 @@ class Verdict:
     kinks: tuple[Kink, ...] = ()
     curve: dict = field(default_factory=dict)  # x, yours, reference, slope, reference_slope (one-input only)
     cost: tuple[float, float] | None = None  # bytes and seconds per element of one forward + backward (training)
+    checks: tuple[tuple[str, bool, str], ...] = ()  # lesson 8: each check's name, verdict and what it found
 
 
 def refused(challenge: str, exc: Refused) -> Verdict:
@@ -304,8 +305,13 @@ def check(source: str, key: str, sandbox: Sandbox | None = None, owner: str | No
         validate(source, c.n_inputs)
     except Refused as exc:
         return refused(key, exc)
+    return in_sandbox(judge, source, key, sandbox, owner)
+
+
+def in_sandbox(task, source: str, key: str, sandbox: Sandbox | None = None, owner: str | None = None) -> Verdict:
+    """``task(source, key)``, a judge, run in the sandbox: its verdict, or one that says why it did not run."""
     try:
-        return (sandbox or shared_sandbox()).run(judge, source, key, owner=owner)
+        return (sandbox or shared_sandbox()).run(task, source, key, owner=owner)
     except Busy as exc:
         return Verdict(key, False, "Your code was not checked this time.", (str(exc),))
     except SandboxError as exc:

@@ -9,7 +9,9 @@ The bound enforced here: at most ``MAX_CHARS`` characters, ``MAX_LINES`` lines a
 elements nested ``MAX_DEPTH`` deep, holding this and nothing else:
 
 * one ``class Name(torch.autograd.Function)`` with a ``@staticmethod def forward(ctx, ...)`` and a
-  ``@staticmethod def backward(ctx, grad_output)``, and docstrings;
+  ``@staticmethod def backward(ctx, grad_output)``, and docstrings (lesson 6's ``classic`` form; a ``Form``
+  names other methods, such as ``setup_context`` and ``jvp``, a class flag such as ``generate_vmap_rule = True``,
+  and a few more calls, for lesson 8's parts);
 * in those bodies: assignments (to names, tuples of names, or masked ``t[mask] = ...``), ``if``/``else``,
   ``return``, ``pass``, arithmetic, comparisons, ``and``/``or``/``not``, conditional expressions; no loops,
   and the class and its methods cannot be named, so no syntax element runs twice in one call;
@@ -29,7 +31,7 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -47,8 +49,8 @@ from .guard import (
 )
 
 __all__ = ["CTX_ATTRIBUTES", "FILENAME", "MAX_CHARS", "MAX_DEPTH", "MAX_EXPONENT", "MAX_INDEX", "MAX_LINES",
-           "MAX_LITERAL", "MAX_NODES", "SAFE_TORCH", "TENSOR_METHODS", "TORCH_FUNCTIONS", "Blocked", "Refused",
-           "Submission", "compile_function", "explain_error", "load", "validate"]
+           "MAX_LITERAL", "MAX_NODES", "SAFE_TORCH", "TENSOR_METHODS", "TORCH_FUNCTIONS", "Blocked", "Form", "Refused",
+           "Submission", "classic", "compile_function", "explain_error", "load", "validate"]
 
 MAX_CHARS = 4000  # a ReLU takes ~400; the longest reference solution ~900
 MAX_LINES = 120
@@ -90,6 +92,31 @@ WHY_NOT = {  # node type -> why it is refused, in words a student can act on
 }
 
 
+@dataclass(frozen=True)
+class Form:
+    """The class a challenge asks for: each method with its parameters as a student names them (their number is
+    checked, and ``ctx`` first wherever it stands first: the modern ``forward(input)`` has none), the class flags
+    it may set to True or False (``generate_vmap_rule``), and what its code may call. Lesson 6's is ``classic``."""
+
+    methods: tuple[tuple[str, tuple[str, ...]], ...]
+    flags: frozenset[str] = frozenset()
+    ctx_calls: frozenset[str] = CTX_CALLS
+    ctx_attributes: frozenset[str] = CTX_ATTRIBUTES
+    torch_functions: frozenset[str] = TORCH_FUNCTIONS
+    tensor_methods: frozenset[str] = TENSOR_METHODS
+    none_checks: bool = False  # `if grad_values is None:`, for a backward whose grads may be None
+    params: dict = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "params", dict(self.methods))
+
+
+def classic(n_inputs: int = 1) -> Form:
+    """Lesson 6's form: ``forward(ctx, input)`` (or ``ctx, a, b``) and ``backward(ctx, grad_output)``."""
+    inputs = ("input",) if n_inputs == 1 else tuple("abcdef"[:n_inputs])
+    return Form((("forward", ("ctx", *inputs)), ("backward", ("ctx", "grad_output"))))
+
+
 class Refused(Exception):
     """The code was not accepted; ``line`` is where (1-based), or None for the whole submission."""
 
@@ -103,16 +130,26 @@ class Refused(Exception):
 
 @dataclass(frozen=True)
 class Submission:
-    """A validated submission: its tree, the class name, and the two methods' parameter names."""
+    """A validated submission: its tree, the class name, its methods (by name) and its flags, in its form."""
 
     tree: ast.Module
     class_name: str
-    forward: ast.FunctionDef
-    backward: ast.FunctionDef
+    methods: dict[str, ast.FunctionDef]
+    flags: dict[str, bool]
+    form: Form
+
+    @property
+    def forward(self) -> ast.FunctionDef:
+        return self.methods["forward"]
+
+    @property
+    def backward(self) -> ast.FunctionDef:
+        return self.methods["backward"]
 
 
-def validate(source: str, n_inputs: int = 1) -> Submission:
-    """Parse and check ``source`` against the allow-list; raises ``Refused`` with a line number."""
+def validate(source: str, n_inputs: int = 1, form: Form | None = None) -> Submission:
+    """Parse and check ``source`` against the allow-list of ``form`` (lesson 6's ``classic(n_inputs)`` unless
+    given); raises ``Refused`` with a line number."""
     if not isinstance(source, str):
         raise Refused("The code must be text.")
     if len(source) > MAX_CHARS:
@@ -129,12 +166,12 @@ def validate(source: str, n_inputs: int = 1) -> Submission:
         raise Refused("The code is nested too deeply for Python to read.") from None
     _check_identifiers(source)
     _check_size(tree)
-    return _check_module(tree, n_inputs)
+    return _check_module(tree, form or classic(n_inputs))
 
 
-def load(source: str, n_inputs: int = 1) -> type[torch.autograd.Function]:
+def load(source: str, n_inputs: int = 1, form: Form | None = None) -> type[torch.autograd.Function]:
     """``validate`` then ``compile_function``: the only way from text to a Function."""
-    return compile_function(validate(source, n_inputs))
+    return compile_function(validate(source, n_inputs, form))
 
 
 def _check_identifiers(source: str) -> None:
@@ -161,7 +198,7 @@ def _check_size(tree: ast.AST) -> None:
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
 
 
-def _check_module(tree: ast.Module, n_inputs: int) -> Submission:
+def _check_module(tree: ast.Module, form: Form) -> Submission:
     body = _strip_docstring(tree.body)
     for node in body:
         if not isinstance(node, ast.ClassDef):
@@ -171,19 +208,37 @@ def _check_module(tree: ast.Module, n_inputs: int) -> Submission:
         raise Refused("Write exactly one class, e.g. `class MyFunction(torch.autograd.Function):`.")
     cls = body[0]
     _check_class_header(cls)
-    methods = {}
+    methods, flags = {}, {}
     for node in _strip_docstring(cls.body):
-        if not isinstance(node, ast.FunctionDef) or node.name not in ("forward", "backward"):
-            raise Refused("the class holds only `forward` and `backward` (and a docstring).", node.lineno)
+        if isinstance(node, ast.Assign) and form.flags:
+            flags.update(_flag(node, form))
+            continue
+        if not isinstance(node, ast.FunctionDef) or node.name not in form.params:
+            raise Refused(f"the class holds only {_names(form)} (and a docstring).", node.lineno)
         if node.name in methods:
             raise Refused(f"`{node.name}` is defined twice.", node.lineno)
         methods[node.name] = node
-    for name in ("forward", "backward"):
+    for name in form.params:
         if name not in methods:
             raise Refused(f"The class needs a `{name}` method.", cls.lineno)
-    _check_method(methods["forward"], n_inputs + 1)
-    _check_method(methods["backward"], 2)
-    return Submission(tree, cls.name, methods["forward"], methods["backward"])
+    for fn in methods.values():
+        _check_method(fn, form)
+    return Submission(tree, cls.name, methods, flags, form)
+
+
+def _names(form: Form) -> str:
+    names = [f"`{m}`" for m in form.params] + [f"`{f} = True`" for f in sorted(form.flags)]
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _flag(node: ast.Assign, form: Form) -> dict[str, bool]:
+    """``generate_vmap_rule = True``: a flag of the form, set to a plain True or False."""
+    [target] = node.targets if len(node.targets) == 1 else [None]
+    if not (isinstance(target, ast.Name) and target.id in form.flags and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, bool)):
+        raise Refused(f"the class may set only {', '.join(sorted(form.flags))} (to True or False) besides its "
+                      "methods.", node.lineno)
+    return {target.id: node.value.value}
 
 
 def _strip_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -207,17 +262,17 @@ def _check_class_header(cls: ast.ClassDef) -> None:
         raise Refused("the class must be `class MyFunction(torch.autograd.Function):`.", cls.lineno)
 
 
-def _check_method(fn: ast.FunctionDef, n_params: int) -> None:
+def _check_method(fn: ast.FunctionDef, form: Form) -> None:
     if [ast.unparse(d) for d in fn.decorator_list] != ["staticmethod"]:
         raise Refused(f"put exactly `@staticmethod` above `def {fn.name}` (no other decorators).", fn.lineno)
     a = fn.args
     if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults or a.kw_defaults:
         raise Refused(f"`{fn.name}` takes plain parameters only (no defaults, *args or **kwargs).", fn.lineno)
-    params = [p.arg for p in a.args]
-    if len(params) != n_params or params[0] != "ctx":
-        want = "ctx, input" if fn.name == "forward" and n_params == 2 else \
-            "ctx, grad_output" if fn.name == "backward" else "ctx, " + ", ".join("abcdef"[:n_params - 1])
-        raise Refused(f"`{fn.name}` must take {n_params} parameters, like `def {fn.name}({want})`.", fn.lineno)
+    params, want = [p.arg for p in a.args], form.params[fn.name]
+    has_ctx = want[0] == "ctx"
+    if len(params) != len(want) or (has_ctx and params[0] != "ctx"):
+        count = f"{len(want)} parameter{'s' if len(want) > 1 else ''}"
+        raise Refused(f"`{fn.name}` must take {count}, like `def {fn.name}({', '.join(want)})`.", fn.lineno)
     if fn.returns or any(p.annotation for p in a.args):
         raise Refused("leave out type annotations.", fn.lineno)
     if len(set(params)) != len(params):
@@ -228,14 +283,20 @@ def _check_method(fn: ast.FunctionDef, n_params: int) -> None:
     if any(p.startswith("_") for p in params):
         raise Refused("names starting with _ are not allowed.", fn.lineno)
     assigned = {node.id for node in ast.walk(fn) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
-    _Checker(params, assigned).check_body(body)
+    _Checker(params, assigned, form, has_ctx).check_body(body)
+
+
+def _is_none_check(node: ast.Compare) -> bool:
+    """``x is None`` or ``x is not None``, and nothing else with ``is``."""
+    return all(isinstance(op, ast.Is | ast.IsNot) for op in node.ops) and all(
+        isinstance(c, ast.Constant) and c.value is None for c in node.comparators)
 
 
 class _Checker:
     """Walks one method's body: every node must be of an allowed type and pass its own rule."""
 
-    def __init__(self, params: list[str], assigned: set[str]) -> None:
-        self.ctx, self.names = params[0], set(params) | assigned
+    def __init__(self, params: list[str], assigned: set[str], form: Form, has_ctx: bool = True) -> None:
+        self.ctx, self.names, self.form = (params[0] if has_ctx else None), set(params) | assigned, form
 
     def check_body(self, body: list[ast.stmt]) -> None:
         for stmt in body:
@@ -303,6 +364,8 @@ class _Checker:
             return self.attribute(node, called=False)
         elif isinstance(node, ast.Call):
             return self.call(node)
+        elif isinstance(node, ast.Compare) and self.form.none_checks and _is_none_check(node):
+            return [node.left]
         elif isinstance(node, ast.keyword) and node.arg not in KEYWORDS:
             raise Refused(f"the only keyword arguments are {', '.join(sorted(KEYWORDS))} (as in clamp).",
                           node.value.lineno)
@@ -316,35 +379,37 @@ class _Checker:
     def call(self, node: ast.Call) -> list:
         if not isinstance(node.func, ast.Attribute):
             name = node.func.id if isinstance(node.func, ast.Name) else type(node.func).__name__
-            raise Refused(f"you can call `torch.` functions, tensor methods and `ctx.save_for_backward`; not "
-                          f"`{name}`.", node.lineno)
+            raise Refused(f"you can call `torch.` functions, tensor methods and `ctx.` methods such as "
+                          f"`ctx.save_for_backward`; not `{name}`.", node.lineno)
         if ast.unparse(node.func) == "torch.where" and (len(node.args) != 3 or node.keywords):
             raise Refused("`torch.where` takes three arguments: `torch.where(mask, value_if_true, value_if_false)`.",
                           node.lineno)
         return [*self.attribute(node.func, called=True), *node.args, *node.keywords]
 
     def attribute(self, node: ast.Attribute, *, called: bool) -> list:
-        attr, owner = node.attr, node.value
+        attr, owner, form = node.attr, node.value, self.form
         if attr.startswith("_"):
             raise Refused(f"attributes starting with _ are not allowed (`{attr}`).", node.lineno)
         root = owner  # a path below torch (torch.hub.load, torch.ops.aten.relu) is refused; torch.exp(x).clamp
         while isinstance(root, ast.Attribute):  # is a tensor's method, its owner checked like any expression
             root = root.value
+        allowed = ", ".join(sorted(form.torch_functions))
         if root is not owner and isinstance(root, ast.Name) and root.id == "torch":
-            raise Refused(f"`{ast.unparse(node)[:60]}` is not one of the functions this lesson allows: "
-                          f"{', '.join(sorted(TORCH_FUNCTIONS))}.", node.lineno)
+            raise Refused(f"`{ast.unparse(node)[:60]}` is not one of the functions this lesson allows: {allowed}.",
+                          node.lineno)
         if isinstance(owner, ast.Name) and owner.id == "torch":
-            if attr not in TORCH_FUNCTIONS or not called:
-                raise Refused(f"`torch.{attr}` is not one of the functions this lesson allows: "
-                              f"{', '.join(sorted(TORCH_FUNCTIONS))}; call them, e.g. `torch.exp(x)`.", node.lineno)
+            if attr not in form.torch_functions or not called:
+                raise Refused(f"`torch.{attr}` is not one of the functions this lesson allows: {allowed}; call "
+                              "them, e.g. `torch.exp(x)`.", node.lineno)
             return []
         if isinstance(owner, ast.Name) and owner.id == self.ctx:
-            allowed = CTX_CALLS if called else CTX_ATTRIBUTES
-            if attr not in allowed:
-                raise Refused(f"`{self.ctx}.{attr}` is not available: use `{self.ctx}.save_for_backward(...)`, "
-                              f"`{self.ctx}.saved_tensors` and `{self.ctx}.needs_input_grad`.", node.lineno)
+            if attr not in (form.ctx_calls if called else form.ctx_attributes):
+                offered = [f"`{self.ctx}.{c}(...)`" for c in sorted(form.ctx_calls)]
+                offered += [f"`{self.ctx}.{a}`" for a in sorted(form.ctx_attributes)]
+                raise Refused(f"`{self.ctx}.{attr}` is not available: use {', '.join(offered[:-1])} and "
+                              f"{offered[-1]}.", node.lineno)
             return []
-        if attr not in TENSOR_METHODS or not called:
+        if attr not in form.tensor_methods or not called:
             raise Refused(f"`.{attr}` is not allowed: the tensor methods here are "
-                          f"{', '.join(sorted(TENSOR_METHODS))}, called as in `x.clamp(min=0)`.", node.lineno)
+                          f"{', '.join(sorted(form.tensor_methods))}, called as in `x.clamp(min=0)`.", node.lineno)
         return [owner]

@@ -1,7 +1,8 @@
 """The sandbox's zygote: ``python -m autodiff_core.grading.zygote FD``, which ``Sandbox.start`` runs once per server.
 
-It imports what the workers it forks will run (torch, the judge, a student's Function and its training runs),
-pays their first-call costs once by judging two reference solutions and training a few steps, and then forks
+It imports what the workers it forks will run (torch, the judges, a student's Function and its training runs),
+pays their first-call costs once by judging reference solutions (two of lesson 6's, each of lesson 8's) and
+training a few steps, and then forks
 a worker per request (``sandbox.serve_forks``). It lives apart from ``sandbox.py`` so that the sandbox imports
 none of its tasks: the judge imports the sandbox, and this module imports both. Only the zygote's process runs
 it; the server never imports it.
@@ -18,6 +19,8 @@ import torch
 from ..playground import OPTIMIZERS, Playground, PlaygroundConfig
 from ..recording import every_step_then_sparser
 from ..two_layer import TwoLayerConfig, train_two_layer
+from .api_challenges import API_CHALLENGES
+from .api_judge import judge_api
 from .challenges import CHALLENGES
 from .judge import judge
 from .remote import plain_snapshot
@@ -32,13 +35,25 @@ def main(fd: int) -> None:
     # ends, a script thread. The zygote reads the end of its socket instead, which closes with the process.
     server = os.getppid()  # before the warm-up: a server that dies during it is noticed too
     torch.set_num_threads(1)
-    for key in ("relu", "multiply"):  # warm up: lazy imports and first-call costs, paid once
-        judge(CHALLENGES[key].solution, key)
-    try:
-        warm_up_training()  # and a training run's
-    except Exception:  # a warm-up that fails only makes the first runs slower; the zygote must live
-        log.exception("the sandbox's warm-up failed")
+    for warm_up in WARM_UPS:  # lazy imports and first-call costs, paid once
+        try:
+            warm_up()
+        except Exception:  # a warm-up that fails only makes the first checks slower; the zygote must live
+            log.exception("the sandbox's warm-up failed")
+        if os.getppid() != server:  # the server died meanwhile: so do we, without warming up the rest
+            return
     serve_forks(fd, server)
+
+
+def warm_up_judges() -> None:
+    for key in ("relu", "multiply"):
+        judge(CHALLENGES[key].solution, key)
+
+
+def warm_up_lesson8() -> None:
+    """Lesson 8's judges: torch.func, forward-mode AD and gradgradcheck, each first used here."""
+    for key, c in API_CHALLENGES.items():
+        judge_api(c.solution, key)
 
 
 def warm_up_training() -> None:
@@ -54,6 +69,8 @@ def warm_up_training() -> None:
             plain_snapshot(snap)
         run.state()
 
+
+WARM_UPS = (warm_up_judges, warm_up_lesson8, warm_up_training)
 
 if __name__ == "__main__":
     main(int(sys.argv[1]))

@@ -84,8 +84,9 @@ def test_every_lesson_has_three_to_five_presets_over_its_own_settings():
             assert presets == {}
             continue
         # The playground also holds one preset for each thing lesson 5 shows (TF's recipes, dead ReLUs,
-        # vanishing gradients, a linear network): a short menu still, at most seven.
-        assert 3 <= len(presets) <= (7 if lesson == "playground" else 5), lesson
+        # vanishing gradients, a linear network), and lesson 8 one for each of its six parts: a short menu
+        # still, at most seven.
+        assert 3 <= len(presets) <= (7 if lesson in ("playground", "function_api") else 5), lesson
         for name, preset in presets.items():
             assert set(preset) <= keys, (lesson, name)
             for key, value in preset.items():
