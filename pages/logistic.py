@@ -15,7 +15,7 @@ from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
 from studio.lessons import widget
 from studio.live_chart import live_chart
-from studio.live_view import controls, current_run, live_section, status_text
+from studio.live_view import status_text, train_section
 from studio.page import require_app
 from studio.presets import bind_lesson, settings_box
 from studio.room.follow import forget_fork, fork_point
@@ -91,9 +91,6 @@ def start() -> LiveRun | None:
     return None if now is None else LiveRun("logistic", now, partial(train_logistic, now), attrgetter("iteration"))
 
 
-controls("logistic", start if config else None)
-
-
 def draw(run: LiveRun | None) -> None:
     shown = run.config if run else (config or D)
     x, y = (t.numpy() for t in logistic_data(shown))
@@ -150,8 +147,8 @@ def zero_grad_sentence(config: LogisticConfig, forgot) -> str:
             f"steps keep growing, and the weights end {ratio:.0f}× larger than with it, {harm}")
 
 
-live_section("logistic", draw)
-classroom.panel("logistic", current_run("logistic"), live_png=False)
+train_section("logistic", start if config else None, draw,
+              after=lambda run: classroom.panel("logistic", run, live_png=False))
 
 with st.expander("Show the code that ran", expanded=False):
     st.code(inspect.getsource(train_logistic), language="python")

@@ -11,7 +11,7 @@ from autodiff_core.figures import two_layer_live_payload
 from studio import classroom, presenter
 from studio.lessons import widget
 from studio.live_chart import live_chart
-from studio.live_view import controls, current_run, live_section, status_text
+from studio.live_view import status_text, train_section
 from studio.page import require_app
 from studio.presets import bind_lesson, settings_box
 from studio.runner import LiveRun
@@ -64,9 +64,6 @@ def start() -> LiveRun | None:
                    remote=lambda worker: worker.train(train_two_layer, now))
 
 
-controls("two_layer", start if config else None)
-
-
 def payload(run: LiveRun | None) -> dict:
     snaps, _ = run.view() if run else ([], 0)
     steps = run.config.steps if run else (config.steps if config else DEFAULTS.steps)
@@ -78,8 +75,8 @@ def draw(run: LiveRun | None) -> None:
     live_chart(presenter.payload(payload, extra=classroom.ghost_adder("two_layer", run)), run, key="two_layer_live")
 
 
-live_section("two_layer", draw, config)
-classroom.panel("two_layer", current_run("two_layer"))
+train_section("two_layer", start if config else None, draw, config,
+              after=lambda run: classroom.panel("two_layer", run))
 
 with st.expander("Show the code that ran", expanded=False):
     st.code(inspect.getsource(train_two_layer), language="python")

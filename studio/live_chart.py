@@ -89,4 +89,6 @@ def follow_chart(data: dict, *, key: str) -> None:
 
 
 def _ended() -> None:
-    """The browser saw the run end on the feed. The rerun this triggers draws the finished view."""
+    """The browser saw the run end on the feed: the whole page reruns (also when the chart is in a lesson's run
+    section, a fragment, ``live_view.train_section``) and draws the finished view."""
+    st.rerun()

@@ -85,6 +85,26 @@ def _stop(lesson: str) -> None:
     if run is not None:
         run.stop()
         run.join(0.5)  # the worker ends within a step: this rerun already shows the stopped run
+    st.rerun()  # the whole page: a stopped run's finished view reaches beyond the run's section
+
+
+def train_section(lesson: str, start: Callable[[], LiveRun | None] | None, draw: Callable[[LiveRun | None], None],
+                  config=None, after: Callable[[LiveRun | None], None] | None = None) -> None:
+    """A lesson's run on the page: Train, Stop and the speed (``controls``), the live chart or the finished view
+    (``live_section``), then ``after(run)`` (the exports' panel).
+
+    It is one fragment: Train reruns this section alone, and the click's page update costs a few widgets and the
+    chart instead of the whole page (with a class pressing Train at once, the script runs queue for the GIL).
+    Stop and the run's end rerun the whole page: a finished run is drawn beyond this section (the class's
+    question, what the reload keeps)."""
+    st.fragment(_section)(lesson, start, draw, config, after)
+
+
+def _section(lesson, start, draw, config, after) -> None:
+    controls(lesson, start)
+    live_section(lesson, draw, config)
+    if after is not None:
+        after(current_run(lesson))
 
 
 def status_text(run: LiveRun | None, unit: str, total: int | None) -> str:

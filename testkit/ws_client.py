@@ -83,6 +83,8 @@ class Student:
     query: str = ""  # the page's query string, as the address bar holds it ("lr_iters=60&logistic_speed=max")
     ws: object = None
     widgets: dict = field(default_factory=dict)  # label -> (widget id, element kind)
+    fragments: dict = field(default_factory=dict)  # widget id -> the fragment it was drawn in (st.fragment)
+    finished_as: list = field(default_factory=list)  # how each script run finished (ForwardMsg.ScriptFinishedStatus)
     chart: dict | None = None  # the live chart's data from the latest script run
     titles: list[str] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
@@ -130,8 +132,9 @@ class Student:
                 msg.ParseFromString(raw)
                 kind = msg.WhichOneof("type")
                 if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-                    self._element(msg.delta.new_element)
+                    self._element(msg.delta.new_element, msg.delta.fragment_id)
                 elif kind == "script_finished" and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    self.finished_as.append(msg.script_finished)
                     self._finished.set()
         except websockets.ConnectionClosed:
             pass
@@ -141,7 +144,7 @@ class Student:
             self.closed.set()
             self._finished.set()  # nobody waits for a run that can no longer finish
 
-    def _element(self, el) -> None:
+    def _element(self, el, fragment_id: str = "") -> None:
         kind = el.WhichOneof("type")
         if kind == "exception":
             self.exceptions.append(el.exception.message[:200])
@@ -150,17 +153,20 @@ class Student:
         elif kind in ("button", "slider", "number_input", "selectbox"):
             proto = getattr(el, kind)
             self.widgets[proto.label] = (proto.id, kind)
+            self.fragments[proto.id] = fragment_id
         elif kind == "bidi_component" and el.bidi_component.json:
             data = json.loads(el.bidi_component.json)
             if isinstance(data, dict) and "run" in data:  # the live chart (a page may have other components)
                 self.chart = data
 
-    async def rerun(self, widgets=(), timeout: float = 300) -> None:
-        """Ask for a script run, as the browser does after a click; returns once it finished."""
+    async def rerun(self, widgets=(), timeout: float = 300, fragment_id: str = "") -> None:
+        """Ask for a script run, as the browser does after a click (only the fragment's, for a widget drawn in
+        one, as the browser asks); returns once it finished."""
         msg = BackMsg()
         state = msg.rerun_script
         state.query_string = self.query
         state.page_name = self.page
+        state.fragment_id = fragment_id
         for add in widgets:
             add(state.widget_states.widgets.add())
         self._finished.clear()
@@ -181,7 +187,7 @@ class Student:
 
         def add(w):
             w.id, w.trigger_value = wid, True
-        await self.rerun([add])
+        await self.rerun([add], fragment_id=self.fragments.get(wid, ""))
 
     async def set_speed(self, value: str) -> None:
         [wid] = [w for label, (w, kind) in self.widgets.items() if kind == "slider" and label.startswith("Speed")]
@@ -189,7 +195,7 @@ class Student:
         def add(w):
             w.id = wid
             w.string_array_value.data.append(value)
-        await self.rerun([add])
+        await self.rerun([add], fragment_id=self.fragments.get(wid, ""))
 
     async def poll(self, after: int = -1, layout: str = "") -> Response:
         """One request to the live chart's feed (through whatever is in front, with the cookies)."""

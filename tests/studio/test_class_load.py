@@ -37,3 +37,29 @@ def test_ten_students_open_train_and_follow_their_runs_to_the_end():
     assert all(t == t for t in times)  # not NaN: each run ended and its page learnt it from the feed
     assert all(s.polls > 0 for s in students)  # every page had its feed address and read it
     assert [s.final for s in students] == ["done"] * 10
+
+
+def test_train_reruns_only_the_run_s_section_and_stop_the_whole_page():
+    """Train is drawn in the lesson's run section, a fragment (studio.live_view.train_section): its click, sent as
+    the browser sends it (with the fragment's id), reruns that section alone, and the run starts; Stop reruns the
+    whole page, which draws the stopped run's finished view."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    async def lesson(base: str):
+        s = classroom.Student(base)
+        await s.open("logistic")
+        titles = len(s.titles)
+        train_id, _ = s.widgets["Train"]
+        await s.click("Train")
+        started = (s.fragments[train_id], s.finished_as[-1], len(s.titles) - titles, s.chart.get("status"))
+        await s.click("Stop")
+        stopped = (s.finished_as[-1], len(s.titles) - titles)
+        await s.close()
+        return started, stopped
+
+    with streamlit_server() as base:
+        started, stopped = asyncio.run(lesson(base))
+    fragment, finished, new_titles, status = started
+    assert fragment and finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+    assert new_titles == 0 and status in ("starting", "running")  # the page's title was not drawn again
+    assert stopped == (ForwardMsg.FINISHED_SUCCESSFULLY, 1)  # the whole page, its title included
