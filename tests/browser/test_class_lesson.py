@@ -38,7 +38,7 @@ def test_a_class_follows_forks_sends_predicts_and_reloads(server, browser):
     wait_idle(teacher)
     set_number(teacher, "Max iterations", 500)
     set_number(teacher, "Stop at accuracy >", 1.0)  # never reached: the run goes on for all 500 iterations
-    set_speed(teacher, "50")
+    set_speed(teacher, "20")  # 25 s: still going when Bo forks it, however slowly a loaded machine paints
 
     ada = open_page(browser.new_context(viewport=PHONE), f"{server}/?join={code}")  # by the link
     join(ada, "Ada")
