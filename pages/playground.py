@@ -28,9 +28,9 @@ from studio.lessons import FEATURE_KEYS, MAX_NEURONS, widget
 from studio.live_chart import live_chart
 from studio.live_view import current_run, speed_value, status_text
 from studio.page import require_app
-from studio.playground_session import PlaygroundSession
+from studio.playground_session import PlaygroundSession, fork_bar
 from studio.presets import bind_lesson, settings_box
-from studio.room.follow import following, view
+from studio.room.follow import following, fork_point, view
 from studio.runner import LiveRun
 from studio.sidebar import current_settings
 from studio.weight_editor import CLICKABLE, weight_editor
@@ -102,6 +102,8 @@ elif not presenter.presenting() and (note := label_noise_note(config.dataset, (p
 
 if following("playground"):
     view("playground")  # the teacher's run, in place of the student's own: the page ends there
+if (fork := fork_point("playground")) is not None:  # "Try it yourself" while the teacher's run went
+    fork_bar(session, fork)
 c = st.columns([1, 1, 1, 1, 4], vertical_alignment="bottom")
 widget("pg_speed", c[4])
 speed = speed_value(st.session_state.pg_speed)
@@ -223,7 +225,8 @@ if run is None and len(history) > 1:
     st.subheader("Gradient flow")
     st.caption(FLOW_NOTE)
     plot(gradient_flow_figure(curve_shown), key="pg_gradflow")
-if run is None and pg.steps_done > 0 and pg.config.device == "cpu" and exportable(pg.config.activation):
+if run is None and pg.steps_done > 0 and pg.config.device == "cpu" and exportable(pg.config.activation) \
+        and pg.forked_at is None:  # a script retrains from step 0: it cannot start from the teacher's state
     st.download_button("Export the run as a PyTorch script", export_script(pg), file_name="playground_run.py",
                        mime="text/x-python", key="pg_export", on_click="ignore",
                        help="Data, network, the Function's source, optimizer and seeds as plain PyTorch: "

@@ -18,10 +18,12 @@ import streamlit as st
 from autodiff_core.diagram import ParamTap
 from autodiff_core.grading.remote_runs import PlaygroundRun, land
 from autodiff_core.playground import Playground, PlaygroundConfig
+from autodiff_core.playground_state import go_on_from
 from autodiff_core.recording import every_step_then_sparser
 from autodiff_core.slow_step import slow_step
 
 from .live_view import current_run, forget_run, keep_run, status_text
+from .room.follow import forget_fork
 from .runner import LiveRun, current_session_id
 
 KEY = "pg_session"
@@ -39,6 +41,7 @@ class PlaygroundSession:
     settled_step: int | None = None  # where that run left the model: what idle_status names
     tap: ParamTap | None = None  # the live diagram's weights, copied from the run a few times a second
     slow_trace: Any = None  # the last Step in slow motion
+    forked: tuple | None = None  # (run id, step) of the teacher's state the model took ("Try it yourself")
 
     @classmethod
     def current(cls) -> PlaygroundSession | None:
@@ -108,7 +111,7 @@ class PlaygroundSession:
         run = LiveRun(LESSON, pg.config, lambda: tap.stream(every_step_then_sparser(pg.run, total=OPEN_ENDED)),
                       lambda s: s.step, speed=speed, session_id=current_session_id(),
                       snapshots=list(self.history[:-1]), light=lambda s: s.light(),
-                      trail=[s for s in self.curve if s.step < pg.steps_done],
+                      trail=[s for s in self.curve if s.step < pg.steps_done], fork_state=tap.shared_state,
                       remote=lambda worker: tap.stream(worker.train(PlaygroundRun(pg, OPEN_ENDED), pg.config,
                                                                     land=lambda state: land(pg, state))))
         return keep_run(LESSON, run.start())
@@ -135,6 +138,22 @@ class PlaygroundSession:
         self.new_history([self.model.snapshot()])
         forget_run(LESSON)
 
+    def take_fork(self, fork: dict) -> str:
+        """Once per fork (``room.follow.fork_point``): the model goes on from the teacher's state, its weights,
+        optimizer state, batch order and step; the history starts there. Returns why it could not ("" when it did);
+        the model is then as it was."""
+        if self.forked == (fork.get("run"), fork.get("step")):
+            return ""
+        self.forked = (fork.get("run"), fork.get("step"))
+        self.pause()
+        try:
+            go_on_from(self.model, fork.get("shared"))
+        except ValueError as exc:
+            return str(exc)
+        forget_run(LESSON)
+        self.new_history([self.model.snapshot()])
+        return ""
+
     def set_weight(self, layer: int, target: int, source: int | None, value: float) -> None:
         """Set one parameter by hand; the model's new state replaces the history's state at this step."""
         if self.running():
@@ -152,3 +171,25 @@ class PlaygroundSession:
         if run.status == "stopped" and run.message == "Paused.":  # at full speed the model may be past the last record
             return f"Paused at step {self.history[-1].step:,}."
         return status_text(run, "step", None)
+
+
+def fork_bar(session: PlaygroundSession, fork: dict) -> None:
+    """Above the controls of a student who forked the teacher's run: the model takes the teacher's state once, and
+    the bar says so while the model goes on from it, with the way back to the student's own start."""
+    problem = session.take_fork(fork)
+    if problem:
+        st.info(f"{problem} Play starts from your own model.")
+        forget_fork(LESSON)
+        return
+    if session.model.forked_at is None:  # Reset since: the student's own start
+        return
+    c = st.columns([4, 1], vertical_alignment="center")
+    c[0].info(f"Play goes on from the teacher's step {session.model.forked_at:,}: its weights, its optimizer's state "
+              "and its order of mini-batches, so it trains on as the teacher's run would have.")
+    c[1].button("Start from the beginning", key="pg_unfork", on_click=_unfork, args=(session,), width="stretch",
+                help="Back to step 0 with your own initial weights, instead of the teacher's state.")
+
+
+def _unfork(session: PlaygroundSession) -> None:
+    session.reset()
+    forget_fork(LESSON)

@@ -42,6 +42,7 @@ WATCH_HOLD = 15.0  # seconds a watch with no change is held before it is answere
 WATCH_CHECK = 0.25
 MAX_SEEN = 5_000  # classes a worker keeps its view of
 FOLLOW_CHECK = 0.05
+MAX_FORK_BYTES = 1_000_000  # a run's state for forking (lesson 5's whole network): a larger one is not relayed
 _HEADERS = {"Cache-Control": "no-store"}
 
 
@@ -59,6 +60,10 @@ def _ghost(code: str) -> str:
 
 def _run_file(code: str) -> str:
     return f"class:{code}:run_file"
+
+
+def _fork(code: str) -> str:
+    return f"class:{code}:fork"
 
 
 def _classes():
@@ -79,7 +84,7 @@ def mirror(code: str, key: str, lesson: str, settings: dict, run) -> threading.T
     """Copy ``run`` (published on the feed) to the class until it ends, in a thread of its own; the class then
     follows it (``Classes.lead`` names it, which closes an open question)."""
     def work() -> None:
-        last = None
+        last, shared = None, None
         try:
             while True:
                 going = run.running
@@ -89,6 +94,7 @@ def mirror(code: str, key: str, lesson: str, settings: dict, run) -> threading.T
                     if last is None:  # the copy is there before followers' pages are told to look for it
                         _classes().lead(code, key, lesson, settings, run.run_id)
                     last = built
+                shared = share(code, lesson, run, shared)
                 if not going or run.payload is None:
                     keep_finished(code, lesson, run)
                     _classes().touch(code, key)  # followers' pages redraw: the teacher's replay is there
@@ -100,6 +106,27 @@ def mirror(code: str, key: str, lesson: str, settings: dict, run) -> threading.T
     thread = threading.Thread(target=work, name=f"relay-{code}", daemon=True)
     thread.start()
     return thread
+
+
+def share(code: str, lesson: str, run, done: int | None) -> int | None:
+    """Put where ``run`` stands (``LiveRun.fork_state``: plain data, at most ``MAX_FORK_BYTES``) where a student
+    who forks it mid-way reads it, when it moved on from step ``done``; returns the step it is at."""
+    shared = run.fork_state() if run.fork_state is not None else None
+    if not isinstance(shared, dict) or shared.get("step") == done:
+        return done
+    body = feed._dumps({"lesson": lesson, "run": run.run_id, "shared": shared})
+    if len(body) <= MAX_FORK_BYTES:
+        _classes().store.put(_fork(code), body, IDLE)
+    return shared.get("step")
+
+
+def fork_state(code: str, lesson: str, run_id: str) -> dict | None:
+    """Where the teacher's run ``run_id`` of ``lesson`` stood lately (``share``); None when it was not shared."""
+    body = _classes().store.get(_fork(code))
+    data = json.loads(body) if body is not None else None
+    if not isinstance(data, dict) or (data.get("lesson"), data.get("run")) != (lesson, run_id):
+        return None
+    return data.get("shared") if isinstance(data.get("shared"), dict) else None
 
 
 def keep_finished(code: str, lesson: str, run) -> None:

@@ -9,6 +9,7 @@ import json
 import time
 
 import pytest
+import torch
 from starlette.requests import Request
 
 from studio import feed
@@ -297,3 +298,52 @@ def test_asking_for_codes_of_no_class_keeps_nothing(room_store):
         if room_store.room(code) is None:
             assert _get(relay.watch_route, f"/api/class/{code}/watch", "what=version&since=5") == (200, {"value": -1})
     assert len(relay._seen) == before
+
+
+def _playground_reference(config, steps: int):
+    """The teacher's run, uninterrupted: a fresh model of the teacher's settings, ``steps`` steps on."""
+    from autodiff_core.playground import Playground
+
+    pg = Playground(config)
+    for _ in range(steps):
+        pg.step()
+    return pg
+
+
+def test_try_it_yourself_mid_run_in_the_playground_goes_on_from_the_teacher_s_state(room_store, new_app):
+    teacher, (code, _) = _teacher(new_app)
+    teacher.switch_page("pages/playground.py").run()
+    teacher.select_slider(key="pg_speed").set_value("50").run()
+    student = _student(new_app, code)
+    assert _title(student).startswith("5 ·")
+    teacher.button(key="pg_play").click().run()
+    run = teacher.session_state["playground_run"]
+    deadline = time.monotonic() + 30
+    while (shared := relay.fork_state(code, "playground", run.run_id)) is None or shared["step"] < 20:
+        assert time.monotonic() < deadline, "the teacher's state never reached the class"
+        time.sleep(0.05)
+    student.run()
+    student.button(key="room_try").click().run()
+    assert not student.exception
+    fork = student.session_state["room_fork"]["playground"]
+    pg = student.session_state["pg_session"].model
+    assert fork["step"] >= 20 and pg.steps_done == pg.forked_at == fork["step"]
+    assert any(f"the teacher's step {fork['step']:,}" in i.value for i in student.info)
+    reference = _playground_reference(run.config, fork["step"])  # the teacher's run, had nobody forked it
+    assert all(torch.equal(a, b) for a, b in zip(pg.params, reference.params, strict=True))
+    teacher.button(key="pg_pause").click().run()
+
+    student.button(key="pg_step").click().run()  # the student trains on, as the teacher's run would have
+    student.button(key="pg_step").click().run()
+    reference.step()
+    reference.step()
+    assert pg.steps_done == fork["step"] + 2
+    assert all(torch.equal(a, b) for a, b in zip(pg.params, reference.params, strict=True))
+    assert student.session_state["pg_session"].history[-1].train_loss == reference.snapshot().train_loss
+    assert not [b for b in student.get("download_button") if "pg_export" in b.proto.id]  # a script starts at 0
+    student.button(key="pg_unfork").click().run()  # back to the student's own start
+    assert student.session_state["pg_session"].model.steps_done == 0
+    assert "playground" not in student.session_state["room_fork"]
+    assert not any("the teacher's step" in i.value for i in student.info)
+    student.button(key="pg_step").click().run()
+    assert [b for b in student.get("download_button") if "pg_export" in b.proto.id]
