@@ -7,6 +7,9 @@ It travels two ways. A lesson 5 run computed in a sandboxed worker sends it back
 the class store, as JSON (``shared_state`` on the teacher's side, ``go_on_from`` on the student's). Either way
 it comes from elsewhere: it is numbers only (a dtype name, a shape, raw bytes), bounded in size, and checked
 against the receiving model's own tensors before any of it is used. Nothing in it is ever run.
+
+A student's own model is kept the same way across a reload in a class (``restore``, with its hand edits), beside
+the numbers its curves are drawn from (``curve_rows``).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import math
 import torch
 
 from .devices import DTYPES
-from .playground_config import MAX_DEPTH, OPTIMIZERS, PlaygroundConfig
+from .playground_config import MAX_DEPTH, OPTIMIZERS, PlaygroundConfig, PlaygroundSnapshot
 
 # The optimizer's state for each parameter, by optimizer: what ``torch.optim`` keeps (nothing for plain SGD).
 MOMENTS = {"Adam": ("exp_avg", "exp_avg_sq", "step"), "SGD + momentum": ("momentum_buffer",), "SGD (by hand)": ()}
@@ -192,29 +195,105 @@ def model_id(config: PlaygroundConfig) -> list:
 
 
 def shared_state(pg) -> dict:
-    """Where ``pg`` stands, as JSON-ready data a student's model can go on from (``go_on_from``)."""
-    return {"step": int(pg.steps_done), "model": model_id(pg.config), "state": to_plain(training_state(pg))}
+    """Where ``pg`` stands, as JSON-ready data another model of its settings can go on from (``go_on_from``) or
+    be put back to (``restore``): with its hand edits and the step of a state it went on from, for its export."""
+    return {"step": int(pg.steps_done), "model": model_id(pg.config), "state": to_plain(training_state(pg)),
+            "edits": [list(e) for e in pg.edits], "forked_at": pg.forked_at}
 
 
 def go_on_from(pg, shared) -> int:
     """Set ``pg`` to ``shared`` (``shared_state`` of a model with the same settings, read from elsewhere): its
     weights, optimizer state, batch order and step. Returns the step. ValueError, in words, when it does not fit
     ``pg``; then ``pg`` is as it was."""
+    _put(pg, shared, "The teacher's")
+    pg.forked_at = pg.steps_done  # an exported script starts at step 0: it cannot start from here
+    return pg.steps_done
+
+
+def restore(pg, kept) -> int:
+    """Put ``pg`` back where a model of its settings stood (``shared_state``, kept across a reload): also its hand
+    edits and the step it went on from, if it did. Returns the step; ValueError as ``go_on_from``."""
+    edits, forked_at = _put(pg, kept, "Your kept")
+    pg.edits, pg.forked_at = edits, forked_at
+    return pg.steps_done
+
+
+def _put(pg, shared, whose: str) -> tuple[list, int | None]:
     if not isinstance(shared, dict) or shared.get("model") != model_id(pg.config):
-        raise ValueError("The teacher's run was trained with other data, another network or another optimizer.")
+        raise ValueError(f"{whose} run was trained with other data, another network or another optimizer.")
     try:
         state = from_plain(shared.get("state"))
         before = pg.steps_done
-        pg.steps_done = 0  # any step of the teacher's is ahead of a reset model
+        pg.steps_done = 0  # any step is ahead of a reset model
         try:
             checked = _checked(pg, state, forward_only=False)
         finally:
             pg.steps_done = before
         if not all(bool(t.isfinite().all()) for t in checked[0]):
             raise ValueError("weights that are no longer finite")
+        edits, forked_at = _edits(pg, shared.get("edits", []), checked[3]), shared.get("forked_at")
+        if forked_at is not None and (type(forked_at) is not int or not 0 <= forked_at <= checked[3]):
+            raise ValueError("a step it went on from out of range")
     except ValueError as exc:
-        raise ValueError(f"The teacher's state could not be used ({exc}).") from exc
-    pg.reset()  # a fresh optimizer and no hand edits; then every parameter and moment is the teacher's
-    _write(pg, *_checked(pg, state, forward_only=False))
-    pg.forked_at = pg.steps_done
-    return pg.steps_done
+        raise ValueError(f"{whose} state could not be used ({exc}).") from exc
+    pg.reset()  # a fresh optimizer; then every parameter and moment is the state's
+    _write(pg, *checked)
+    return edits, forked_at
+
+
+MAX_EDITS = 1_000
+
+
+def _edits(pg, given, steps: int) -> list[tuple]:
+    """Hand edits (``Playground.edits``) read from elsewhere: each a step, a layer, a neuron and its input (or None
+    for its bias) within ``pg``'s network, and a value ``set_weight`` accepts."""
+    if not isinstance(given, list) or len(given) > MAX_EDITS:
+        raise ValueError("hand edits of another kind")
+    edits = []
+    for e in given:
+        if not (isinstance(e, list) and len(e) == 5 and all(type(v) is int for v in e[:3])
+                and (e[3] is None or type(e[3]) is int) and type(e[4]) in (int, float)):
+            raise ValueError("a hand edit of another kind")
+        done, layer, target, source, value = e
+        if not (0 <= done <= steps and 0 <= layer < len(pg.model.layers) and math.isfinite(value)
+                and abs(value) <= 1e6):
+            raise ValueError("a hand edit out of range")
+        out, inputs = pg.model.layers[layer].weight.shape
+        if not 0 <= target < out or source is not None and not 0 <= source < inputs:
+            raise ValueError("a hand edit out of range")
+        edits.append((done, layer, target, source, float(value)))
+    return edits
+
+
+# ---- a run's curves, kept across a reload ----
+
+MAX_CURVE = 10_000  # rows
+_CURVE_FLOATS = ("train_loss", "test_loss", "train_accuracy", "test_accuracy")
+
+
+def _number(v) -> float | None:
+    return v if math.isfinite(v) else None  # strict JSON has no NaN
+
+
+def curve_rows(snaps) -> list[list]:
+    """The numbers of ``snaps`` their curves are drawn from (``PlaygroundSnapshot.light``), a row each."""
+    return [[s.step, *(_number(float(getattr(s, f))) for f in _CURVE_FLOATS), bool(s.diverged),
+             [_number(v) for v in s.grad_norms], [_number(v) for v in s.dead]] for s in snaps]
+
+
+def from_curve_rows(rows) -> list[PlaygroundSnapshot]:
+    """``curve_rows`` read back from elsewhere, checked: ValueError for anything else."""
+    if not isinstance(rows, list) or len(rows) > MAX_CURVE:
+        raise ValueError("curves of another kind")
+    snaps = []
+    for row in rows:
+        if not (isinstance(row, list) and len(row) == 8 and type(row[0]) is int and 0 <= row[0] < 2**31
+                and all(v is None or type(v) in (int, float) for v in row[1:5]) and type(row[5]) is bool
+                and all(isinstance(x, list) and len(x) <= MAX_DEPTH + 1 and all(
+                    v is None or type(v) in (int, float) for v in x) for x in row[6:])):
+            raise ValueError("a curve's point of another kind")
+        floats = [math.nan if v is None else float(v) for v in row[1:5]]
+        snaps.append(PlaygroundSnapshot(row[0], *floats, (), diverged=row[5],
+                                        grad_norms=tuple(math.nan if v is None else float(v) for v in row[6]),
+                                        dead=tuple(math.nan if v is None else float(v) for v in row[7])))
+    return snaps

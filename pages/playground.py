@@ -118,6 +118,8 @@ if c[3].button("Reset", key="pg_reset", width="stretch", help="Back to step 0, s
     session.reset()
 if (run := current_run("playground")) is not None:
     run.set_speed(speed)
+if session.brought_back == pg.steps_done and not running:
+    st.caption("Your last run, kept by the class: the reload brought it back.")
 widget("pg_slow")
 
 

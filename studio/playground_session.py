@@ -10,7 +10,8 @@ limit) ``settle`` makes its snapshots the history that Step continues from and t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, replace
 from typing import Any
 
 import streamlit as st
@@ -18,17 +19,21 @@ import streamlit as st
 from autodiff_core.diagram import ParamTap
 from autodiff_core.grading.remote_runs import PlaygroundRun, land
 from autodiff_core.playground import Playground, PlaygroundConfig
-from autodiff_core.playground_state import go_on_from
+from autodiff_core.playground_state import curve_rows, from_curve_rows, go_on_from, restore, shared_state
 from autodiff_core.recording import every_step_then_sparser
+from autodiff_core.runs_io import from_json, run_record, to_json
 from autodiff_core.slow_step import slow_step
 
 from .live_view import current_run, forget_run, keep_run, status_text
+from .room import keep
 from .room.follow import forget_fork
-from .runner import LiveRun, current_session_id
+from .runner import LiveRun, current_session_id, evenly, spread
 
+log = logging.getLogger(__name__)
 KEY = "pg_session"
 LESSON = "playground"
 OPEN_ENDED = 100_000  # steps a Play may run: it goes until Pause (or the run's time limit)
+KEPT_STATES, KEPT_CURVE = 40, 2000  # whole states and curve points a class keeps for a reload
 
 
 @dataclass(eq=False)
@@ -42,6 +47,7 @@ class PlaygroundSession:
     tap: ParamTap | None = None  # the live diagram's weights, copied from the run a few times a second
     slow_trace: Any = None  # the last Step in slow motion
     forked: tuple | None = None  # (run id, step) of the teacher's state the model took ("Try it yourself")
+    brought_back: int | None = None  # the step a reload brought the model back to (the class kept it)
 
     @classmethod
     def current(cls) -> PlaygroundSession | None:
@@ -52,6 +58,8 @@ class PlaygroundSession:
         """The session's playground: kept while data and model settings stay the same, rebuilt when they change.
         A rebuilt model drops the run and the history of the old one: they belong to other data."""
         session = cls.current()
+        if session is None and (session := cls._kept(config)) is not None:
+            st.session_state[KEY] = session
         if session is None or session.model.config.model_key() != config.model_key():
             live = forget_run(LESSON)
             if live is not None:
@@ -63,6 +71,41 @@ class PlaygroundSession:
         elif session.model.config != config and not session.running():
             session.model.set_training(config)
         return session
+
+    @classmethod
+    def _kept(cls, config: PlaygroundConfig) -> PlaygroundSession | None:
+        """After a reload in a class: the model where the student's last run left it, with its history and curves,
+        when its data and network are the page's (``keep``); None otherwise."""
+        kept = keep.saved_state(LESSON)
+        if kept is None:
+            return None
+        try:
+            kind, saved, history, _ = from_json(kept["history"])
+            curve = from_curve_rows(kept["curve"])
+            saved = replace(saved, device=config.device)  # weights are numbers wherever they trained
+            if kind != LESSON or not history or saved.model_key() != config.model_key():
+                return None  # other data or another network than the page's: the page starts afresh
+            pg = Playground(saved)
+            restore(pg, kept["model"])
+        except (KeyError, TypeError, ValueError):
+            log.exception("a kept lesson 5 state could not be read back")
+            return None
+        if pg.config != config:
+            pg.set_training(config)  # the page's training settings (the optimizer's state goes with its own)
+        session = cls(pg, [], [])
+        session.new_history(history, curve)
+        if session.history[-1].step != pg.steps_done:
+            session.record(pg.snapshot())
+        session.brought_back = pg.steps_done
+        return session
+
+    def keep(self) -> None:
+        """In a class: keep where the model stands, with its history (thinned) and curves, for a reload."""
+        step, pg = (lambda s: s.step), self.model
+        history = spread(self.history, step, KEPT_STATES) if len(self.history) > KEPT_STATES else self.history
+        curve = evenly(self.curve, step, KEPT_CURVE) if len(self.curve) > KEPT_CURVE else self.curve
+        keep.save_state(LESSON, {"history": to_json(run_record(LESSON, pg.config, history)),
+                                 "curve": curve_rows(curve), "model": shared_state(pg)})
 
     def running(self) -> bool:
         run = current_run(LESSON)
@@ -103,6 +146,8 @@ class PlaygroundSession:
         if self.history[-1].step != self.model.steps_done:
             self.record(self.model.snapshot())
         self.settled, self.settled_step = run.run_id, self.model.steps_done
+        if keep.in_class():
+            self.keep()  # a finished run: what a reload in a class gives back
 
     def play(self, speed: float | None) -> LiveRun:
         """Train on from the model's state, live, until Pause; the run carries the history on."""

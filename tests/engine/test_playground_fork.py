@@ -101,3 +101,56 @@ def test_weights_that_are_no_longer_finite_are_refused():
     with pytest.raises(ValueError, match="no longer finite"):
         go_on_from(student, _through_json(teacher))
     assert student.steps_done == 0 and bool(student.params[0].isfinite().all())
+
+
+def test_a_model_put_back_after_a_reload_keeps_its_hand_edits_and_trains_on_as_before():
+    """``restore``: a student's own model, kept as JSON across a reload, with the weights set by hand (which its
+    exported script makes again) and the step it forked at, if it did."""
+    from autodiff_core.playground_state import restore
+    from autodiff_core.script_export import export_script
+
+    mine = Playground(PlaygroundConfig(optimizer="SGD + momentum", learning_rate=0.05))
+    for _ in range(4):
+        mine.step()
+    mine.set_weight(0, 2, 1, 0.75)
+    mine.step()
+    kept = _through_json(mine)
+    back = Playground(PlaygroundConfig(optimizer="SGD + momentum", learning_rate=0.05))
+    assert restore(back, kept) == 5 and back.edits == mine.edits and back.forked_at is None
+    assert export_script(back) == export_script(mine)
+    assert [s.train_loss for s in back.run(20, 1)] == [s.train_loss for s in mine.run(20, 1)]
+    forked = Playground(PlaygroundConfig(optimizer="SGD + momentum", learning_rate=0.05))
+    go_on_from(forked, kept)
+    again = Playground(forked.config)
+    restore(again, _through_json(forked))
+    assert again.forked_at == forked.forked_at == 5 and again.edits == []
+
+
+@pytest.mark.parametrize("edits", [[[0, 9, 0, 0, 1.0]], [[0, 0, 0, 0, "1"]], [[0, 0, 99, None, 1.0]],
+                                   [[99, 0, 0, 0, 1.0]], [[0, 0, 0, 0, 1e300]], "x", [[0, 0, 0, 0]]])
+def test_hand_edits_that_do_not_fit_the_network_are_refused(edits):
+    from autodiff_core.playground_state import restore
+
+    mine = Playground(PlaygroundConfig())
+    mine.step()
+    kept = {**_through_json(mine), "edits": edits}
+    back = Playground(PlaygroundConfig())
+    with pytest.raises(ValueError, match="Your kept state could not be used"):
+        restore(back, kept)
+    assert back.steps_done == 0 and back.edits == []
+
+
+def test_a_run_s_curves_come_back_from_their_rows_and_odd_rows_are_refused():
+    from autodiff_core.playground_state import curve_rows, from_curve_rows
+
+    from dataclasses import replace
+
+    light = [s.light() for s in Playground(PlaygroundConfig()).run(30, 1)]
+    light[-1] = replace(light[-1], train_loss=float("nan"), test_loss=float("nan"), diverged=True)  # no JSON NaN
+    back = from_curve_rows(json.loads(json.dumps(curve_rows(light), allow_nan=False)))
+    assert [repr(s) for s in back] == [repr(s) for s in light]  # NaN == NaN in their reprs
+    for odd in ([[0, 1.0, 1.0, 0.5, 0.5, False, [], []]] * 10_001, [[0, "1", 1.0, 0.5, 0.5, False, [], []]],
+                [[-1, 1.0, 1.0, 0.5, 0.5, False, [], []]], [[0, 1.0, 1.0, 0.5, 0.5, 0, [], []]], {"rows": []},
+                [[0, 1.0, 1.0, 0.5, 0.5, False, [1.0] * 20, []]]):
+        with pytest.raises(ValueError):
+            from_curve_rows(odd)

@@ -347,3 +347,36 @@ def test_try_it_yourself_mid_run_in_the_playground_goes_on_from_the_teacher_s_st
     assert not any("the teacher's step" in i.value for i in student.info)
     student.button(key="pg_step").click().run()
     assert [b for b in student.get("download_button") if "pg_export" in b.proto.id]
+
+
+def test_a_reload_gives_back_the_student_s_lesson_5_model_where_its_last_run_left_it(room_store, new_app,
+                                                                                      monkeypatch):
+    from studio.room import memory
+
+    monkeypatch.setattr(memory, "known_browser", lambda: True)  # AppTest has no cookies: the id is set below
+    _, (code, _) = _teacher(new_app)
+    student = _student(new_app, code)
+    student.switch_page("pages/playground.py").run()
+    student.button(key="pg_step").click().run()
+    student.select_slider(key="pg_speed").set_value("200").run()
+    student.button(key="pg_play").click().run()
+    time.sleep(0.5)
+    student.button(key="pg_pause").click().run()
+    wait_for_run(student, "playground", timeout=10)
+    mine = student.session_state["pg_session"]
+    assert mine.model.steps_done > 1
+
+    again = _reloaded(new_app, student)
+    again.switch_page("pages/playground.py").run()
+    assert not again.exception
+    back = again.session_state["pg_session"]
+    assert back.model.steps_done == mine.model.steps_done and back.brought_back == mine.model.steps_done
+    assert all(torch.equal(a, b) for a, b in zip(back.model.params, mine.model.params, strict=True))
+    assert [s.step for s in back.curve] == [s.step for s in mine.curve]  # the curves from step 0
+    assert back.history[0].step == 0 and back.history[-1] == mine.history[-1]
+    assert any("the reload brought it back" in c.value for c in again.caption)
+    assert payload(again, "playground_live")["states"][-1]["step"] == mine.model.steps_done
+    for at in (student, again):  # and it trains on as it would have without the reload
+        at.button(key="pg_step").click().run()
+    assert back.history[-1].train_loss == mine.history[-1].train_loss
+    assert not any("the reload brought it back" in c.value for c in again.caption)
