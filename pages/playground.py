@@ -15,7 +15,6 @@ from autodiff_core.figures.playground import (
     playground_replay_figure,
     score_name,
 )
-from autodiff_core.figures.theme import PRESENT_FONT, present_layout
 from autodiff_core.graph import to_dot
 from autodiff_core.playground import MAX_DEPTH, PlaygroundConfig, backward_problem
 from autodiff_core.script_export import export_script, exportable
@@ -141,8 +140,6 @@ def live_diagram(run: LiveRun | None) -> tuple[dict, dict | None] | None:
     if run is None or tap is None or not drawable(pg):
         return None
     spec = network_live_spec(pg.config.features, pg.config.hidden, GRID, title="The network", note=NETWORK_NOTE)
-    if presenting:
-        spec["font"]["size"] = PRESENT_FONT
     if tap.latest is None:
         return spec, None
     step, params = tap.latest
@@ -154,15 +151,13 @@ def live_flow(run: LiveRun | None, curve: list) -> tuple[dict, dict] | None:
         return None
     spec, curves = gradient_flow_live(curve, len(pg.config.hidden) + 1)
     spec.update(title="Gradient flow", note=FLOW_NOTE)
-    if presenting:
-        present_layout(spec["layout"])
-    return spec, curves
+    return spec, curves  # both at the presenter's scale in the presenter view (presenter.payload)
 
 
 # The live feed calls payload() off the script thread, where session state cannot be read: read it now (the
 # session object itself can be read from any thread).
 idle_id, idle_text = f"idle-{id(pg)}-{session.view}", session.idle_status()
-tap, presenting = session.tap, presenter.presenting()
+tap = session.tap
 
 
 def payload(run: LiveRun | None) -> dict:

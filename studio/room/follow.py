@@ -15,8 +15,10 @@ import streamlit as st
 
 from .. import links
 from ..charts import plot
+from ..feed import PLAIN, layout_id
 from ..lessons import lesson as _lesson
 from ..live_chart import follow_chart
+from ..presenter import presented, presenting
 from ..sidebar import DTYPE, SEED
 from . import panel, relay
 from .classes import KEEP
@@ -264,5 +266,10 @@ def chart(lesson: str, key: str) -> None:
     if got is None or got[0] != lesson:
         st.info("The teacher's run shows here when the teacher presses Train.")
         return
-    payload = got[1]
-    follow_chart({**payload, "feed": f"{relay.PREFIX}{code}/live?lesson={lesson}", "follow": True}, key=key)
+    payload, feed = got[1], f"{relay.PREFIX}{code}/live?lesson={lesson}"
+    if presenting():  # this view's scale, whatever the teacher's view is (the relay's copy has none)
+        payload = presented(payload)
+        payload.pop(PLAIN)
+        payload["layout_id"] = layout_id(payload["layout"], payload.get("base"))
+        feed += "&present=1"
+    follow_chart({**payload, "feed": feed, "follow": True}, key=key)

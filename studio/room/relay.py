@@ -73,9 +73,12 @@ def _classes():
 # ---- the teacher's side ----
 
 def copy(code: str, lesson: str, built) -> None:
-    """Put one build of the teacher's run where followers read it."""
+    """Put one build of the teacher's run where followers read it, as a view without the presenter's scale draws
+    it: a follower's chart takes its own view's scale (``presented``), not the teacher's projector's."""
     store = _classes().store
-    body = feed._dumps({"lesson": lesson, "payload": {**built.full, "layout_id": built.layout_id}})
+    payload = feed.unscaled(built.full)
+    payload = {**payload, "layout_id": feed.layout_id(payload.get("layout"), payload.get("base"))}
+    body = feed._dumps({"lesson": lesson, "payload": payload})
     store.put(_live(code), body, IDLE)
     store.count(_live_count(code), IDLE)
 
@@ -175,6 +178,7 @@ class _Seen:
     copies: int = 0
     lesson: str = ""
     built: object = None  # feed._Built of the newest copy
+    presented: tuple | None = None  # (built, its feed._Built at the presenter's scale), for charts in that view
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
@@ -222,6 +226,21 @@ def look(code: str) -> _Seen:
     return seen
 
 
+def presented(seen: _Seen):
+    """The newest copy at the presenter's scale (a follower in the presenter view), made once per copy."""
+    from ..presenter import presented as scaled  # with the figures' theme: only once a presenter follows
+
+    built, done = seen.built, seen.presented
+    if built is None:
+        return None
+    if done is None or done[0] is not built:
+        data = scaled(built.full)
+        data.pop(feed.PLAIN)
+        previous = done[1] if done is not None and done[1].full.get("run") == built.full.get("run") else None
+        seen.presented = done = (built, feed._Built(built.key, data, previous))
+    return done[1]
+
+
 async def _look(code: str) -> _Seen:
     return _seen[code] if _fresh(code) else await run_in_threadpool(look, code)
 
@@ -263,7 +282,8 @@ async def _look_or_none(code: str) -> _Seen | None:
 
 async def follow_route(request: Request) -> Response:
     """What a follower's chart lacks: the newest run whole when the chart shows another (``?run=``), else what is
-    new since its newest state (``?after=``, ``?layout=``), as ``studio.feed`` answers."""
+    new since its newest state (``?after=``, ``?layout=``), as ``studio.feed`` answers; at the presenter's scale with
+    ``?present=1``."""
     code = _code(request)
     if not code:
         return _json({"error": "No such class."}, 404)
@@ -279,7 +299,7 @@ async def follow_route(request: Request) -> Response:
             return _UNAVAILABLE()
         if seen.version < 0:
             return _json(_GONE, 404)
-        built = seen.built
+        built = presented(seen) if q.get("present") == "1" else seen.built
         if built is None or seen.lesson != q.get("lesson", seen.lesson):
             body = None  # nothing of this lesson yet: the chart waits
         elif built.full.get("run") != q.get("run"):

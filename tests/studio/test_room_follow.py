@@ -380,3 +380,44 @@ def test_a_reload_gives_back_the_student_s_lesson_5_model_where_its_last_run_lef
         at.button(key="pg_step").click().run()
     assert back.history[-1].train_loss == mine.history[-1].train_loss
     assert not any("the reload brought it back" in c.value for c in again.caption)
+
+
+def test_followers_charts_take_their_own_view_s_scale_not_the_presenting_teacher_s(room_store, new_app):
+    from autodiff_core.figures.theme import FONT_SIZE, PRESENT_FONT
+    from studio.presenter import PLOT_HEIGHT
+
+    teacher, (code, _) = _teacher(new_app)
+    teacher.toggle(key="present").set_value(True).run()
+    teacher.switch_page("pages/playground.py").run()
+    teacher.select_slider(key="pg_speed").set_value("20").run()
+    student = _student(new_app, code)
+    teacher.button(key="pg_play").click().run()
+    deadline = time.monotonic() + 30
+    while (got := relay.newest(code)) is None or not got[1]["states"] or not got[1].get("flow"):
+        assert time.monotonic() < deadline, "the teacher's run never reached the relay"
+        time.sleep(0.05)
+    mine = payload(teacher, "playground_live")  # the projector's chart: the presenter's scale
+    assert mine["layout"]["font"]["size"] == PRESENT_FONT and mine["height"] == PLOT_HEIGHT and "plain" not in mine
+    assert mine["diagram"]["font"]["size"] == mine["flow"]["layout"]["font"]["size"] == PRESENT_FONT
+
+    def plain(data):
+        assert data["layout"]["font"]["size"] == FONT_SIZE and data["height"] != PLOT_HEIGHT and "plain" not in data
+        assert data["diagram"]["font"]["size"] == data["flow"]["layout"]["font"]["size"] == FONT_SIZE
+
+    plain(got[1])  # what the class reads
+    student.run()
+    chart = payload(student, "playground_live")
+    plain(chart)
+    assert chart["feed"] == f"/api/class/{code}/live?lesson=playground"
+    time.sleep(relay.LOOK_EVERY * 2)
+    path = f"/api/class/{code}/live"
+    status, whole = _get(relay.follow_route, path, "lesson=playground&run=another")
+    assert status == 200 and whole["full"]
+    plain(whole)
+    status, big = _get(relay.follow_route, path, "lesson=playground&run=another&present=1")
+    assert big["layout"]["font"]["size"] == PRESENT_FONT and big["height"] == PLOT_HEIGHT
+    student.toggle(key="present").set_value(True).run()  # a follower in the presenter view: its own scale, big
+    chart = payload(student, "playground_live")
+    assert chart["layout"]["font"]["size"] == PRESENT_FONT and chart["feed"].endswith("&present=1")
+    assert chart["layout_id"] == big["layout_id"]  # the relay's answers at that scale keep the chart's layout
+    teacher.button(key="pg_pause").click().run()
