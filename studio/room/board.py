@@ -32,6 +32,8 @@ _SETTINGS = "_board_run_settings"  # session key: {run_id: the lesson's URL para
 PICK = "board_pick"  # session key: (lesson, submission index) a click on the board chose, loaded before the page
 _LOADED = "_board_loaded"  # session key: the sentence that says a run's settings were loaded
 NAMES_KEY = "board_names"
+TAB = "board_tab"  # session: the board's open tab (a lesson's title)
+SHOWN_SETTING = 60  # characters of a setting the table shows (a Function from lesson 6 by its name, not its code)
 
 
 # ---- sending ----
@@ -188,7 +190,8 @@ def run_table(lesson: str, entries: list[dict], score: str, shown: bool) -> list
     for e in entries:
         row = {"student": who(e, shown)}
         row.update({NAMES.get(k, k): e["figures"].get(k) for k in scores(entries)})
-        row.update({s.label or s.key: e["settings"].get(s.key, "") for s in settings if not s.key.endswith("_speed")})
+        row.update({s.label or s.key: cell(e["settings"].get(s.key, "")) for s in settings
+                    if not s.key.endswith("_speed")})
         rows.append(row)
     col, high = NAMES.get(score, score), "accuracy" in score
 
@@ -197,6 +200,15 @@ def run_table(lesson: str, entries: list[dict], score: str, shown: bool) -> list
         return (v is None, -v if v is not None and high else v if v is not None else 0.0)
 
     return sorted(rows, key=order)
+
+
+def cell(text: str) -> str:
+    """A setting as the board's table shows it: whole up to ``SHOWN_SETTING`` characters, else up to its last space
+    before them (a Function's name before its packed code) and an ellipsis. A click still loads it whole."""
+    if len(text) <= SHOWN_SETTING:
+        return text
+    head = text[:SHOWN_SETTING]
+    return (head.rsplit(" ", 1)[0] if " " in head else head[:-1]) + "…"
 
 
 def indexed(subs: list[dict], lesson: str) -> list[tuple[int, dict]]:

@@ -141,9 +141,9 @@ def test_hand_edits_that_do_not_fit_the_network_are_refused(edits):
 
 
 def test_a_run_s_curves_come_back_from_their_rows_and_odd_rows_are_refused():
-    from autodiff_core.playground_state import curve_rows, from_curve_rows
-
     from dataclasses import replace
+
+    from autodiff_core.playground_state import curve_rows, from_curve_rows
 
     light = [s.light() for s in Playground(PlaygroundConfig()).run(30, 1)]
     light[-1] = replace(light[-1], train_loss=float("nan"), test_loss=float("nan"), diverged=True)  # no JSON NaN
