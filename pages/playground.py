@@ -29,6 +29,7 @@ from studio.live_view import current_run, speed_value, status_text
 from studio.page import require_app
 from studio.playground_session import PlaygroundSession, fork_bar
 from studio.presets import bind_lesson, settings_box
+from studio.room import board
 from studio.room.follow import following, fork_point, view
 from studio.runner import LiveRun
 from studio.sidebar import current_settings
@@ -113,6 +114,7 @@ if c[0].button("Play", key="pg_play", type="primary", disabled=running, width="s
 c[1].button("Pause", key="pg_pause", disabled=not running, on_click=session.pause, width="stretch")
 if c[2].button("Step", key="pg_step", disabled=running, width="stretch", help="Train one mini-batch step."):
     session.step(slow=st.session_state.pg_slow)
+    board.remember("playground", session.state_id())  # what Send to class says this state was trained with
 if c[3].button("Reset", key="pg_reset", width="stretch", help="Back to step 0, same initial weights."):
     session.reset()
 if (run := current_run("playground")) is not None:
@@ -228,4 +230,6 @@ if run is None and pg.steps_done > 0 and pg.config.device == "cpu" and exportabl
                        mime="text/x-python", key="pg_export", on_click="ignore",
                        help="Data, network, the Function's source, optimizer and seeds as plain PyTorch: "
                             "`python playground_run.py` retrains from step 0 and prints the loss at every step.")
-classroom.panel("playground", current_run("playground"))
+state = session.state_id()  # Send to class sends the model's state, not the last run, once Step moved on from it
+classroom.panel("playground", current_run("playground"),
+                state=state and (lambda: board.state_entry("playground", state, history[-1], pg.steps_done)))

@@ -11,7 +11,8 @@ limit) ``settle`` makes its snapshots the history that Step continues from and t
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
+import uuid
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import streamlit as st
@@ -48,6 +49,8 @@ class PlaygroundSession:
     slow_trace: Any = None  # the last Step in slow motion
     forked: tuple | None = None  # (run id, step) of the teacher's state the model took ("Try it yourself")
     brought_back: int | None = None  # the step a reload brought the model back to (the class kept it)
+    settled_view: int | None = None  # the view when the last run settled: the chart shows that run's end
+    uid: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
 
     @classmethod
     def current(cls) -> PlaygroundSession | None:
@@ -145,7 +148,7 @@ class PlaygroundSession:
             self.new_history(snaps, run.trail_view() or None)
         if self.history[-1].step != self.model.steps_done:
             self.record(self.model.snapshot())
-        self.settled, self.settled_step = run.run_id, self.model.steps_done
+        self.settled, self.settled_step, self.settled_view = run.run_id, self.model.steps_done, self.view
         if keep.in_class():
             self.keep()  # a finished run: what a reload in a class gives back
 
@@ -207,6 +210,17 @@ class PlaygroundSession:
         snap = self.model.snapshot()
         self.new_history([s for s in self.history if s.step < snap.step] + [snap],
                          [s for s in self.curve if s.step < snap.step] + [snap.light()])
+
+    def state_id(self) -> str | None:
+        """The name "Send to class" gives the model's state when it is worth sending and no run's end: trained (by
+        Step, or a run and then Step or a weight set by hand) and not training now; None otherwise."""
+        run, pg = current_run(LESSON), self.model
+        if pg.steps_done == 0 or self.running():
+            return None
+        if run is not None and self.settled == run.run_id and self.view == self.settled_view \
+                and self.history[-1].step == self.settled_step:
+            return None  # the last run's end: the run is what is sent
+        return f"{self.uid}-{self.view}-{pg.steps_done}"
 
     def idle_status(self) -> str:
         """What ended the last run, while the chart still shows where it ended."""

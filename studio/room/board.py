@@ -41,23 +41,42 @@ SHOWN_SETTING = 60  # characters of a setting the table shows (a Function from l
 def remember_settings(lesson: str, run) -> None:
     """Keep a run's settings (the lesson's URL parameters) at first sight: that is the script run that started
     it, whose widgets hold the values its config was built from. Later changes to the widgets are not the run's."""
-    if run is None:
-        return
+    if run is not None:
+        remember(lesson, run.run_id)
+
+
+def remember(lesson: str, run_id: str) -> None:
+    """Keep the settings on screen now as those of ``run_id`` (a run, or a state a step made), once."""
     kept = st.session_state.setdefault(_SETTINGS, {})
-    if run.run_id not in kept:
-        settings = list(lessons.lesson(lesson).settings)
-        kept[run.run_id] = to_params(settings, current_values(settings))
+    if run_id not in kept:
+        kept[run_id] = _now(lesson)
         for old in list(kept)[:-KEEP]:
             del kept[old]
+
+
+def _now(lesson: str) -> dict[str, str]:
+    settings = list(lessons.lesson(lesson).settings)
+    return to_params(settings, current_values(settings))
+
+
+def _figures(last) -> dict:
+    return {name: getattr(last, name) for name in SCORES if isinstance(getattr(last, name, None), (int, float))}
 
 
 def run_entry(lesson: str, run) -> dict:
     """What a finished run sends: its settings and its final figures (scores, and the last step)."""
     last = run.view()[0][-1]
-    figures = {name: getattr(last, name) for name in SCORES if isinstance(getattr(last, name, None), (int, float))}
-    figures["steps"] = run.step_of(last)
+    figures = {**_figures(last), "steps": run.step_of(last)}
     return {"lesson": lesson, "run_id": run.run_id, "settings": st.session_state.get(_SETTINGS, {}).get(run.run_id, {}),
             "figures": figures, "notes": {"status": run.status}}
+
+
+def state_entry(lesson: str, state_id: str, last, step: int) -> dict:
+    """What a state that is no run's end sends (lesson 5 after Step): the settings of the step that made it
+    (``remember``), else those on screen, and its figures."""
+    settings = st.session_state.get(_SETTINGS, {}).get(state_id) or _now(lesson)
+    return {"lesson": lesson, "run_id": state_id, "settings": settings, "figures": {**_figures(last), "steps": step},
+            "notes": {"status": "stepped"}}
 
 
 def mistake(verdict) -> str:

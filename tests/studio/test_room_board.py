@@ -349,3 +349,32 @@ def test_the_tab_the_teacher_has_open_stays_open_when_a_lesson_gets_its_first_ru
     assert not t.exception
     tabs = [x.label for x in t.tabs]
     assert tabs[0].startswith("2 ·") and tabs[_tab_container(t).default_tab_index] == "5 · Classification playground"
+
+
+def test_a_playground_that_was_only_stepped_sends_its_state(room_store, new_app):
+    """Lesson 5 trained with Step alone has no run, and had no Send button: it sends the model's state, with the
+    settings of its last step; each state once. After a run and more steps, the state, not the run."""
+    from autodiff_core.playground import Playground, PlaygroundConfig
+
+    _, code = teacher(new_app)
+    s = student(new_app, code, "Ada")
+    s.switch_page("pages/playground.py").run()
+    assert not [b for b in s.button if b.key == "playground_send"]  # step 0: nothing worth sending yet
+    s.number_input(key="pg_lr").set_value(0.1).run()
+    for _ in range(3):
+        s.button(key="pg_step").click().run()
+    s.number_input(key="pg_lr").set_value(0.3).run()  # after the steps: not what they were trained with
+    s.button(key="playground_send").click().run()
+    assert not s.exception and [x.value for x in s.success][-1] == board.SENT
+    [sub] = room_store.submissions(code)
+    reference = Playground(PlaygroundConfig(learning_rate=0.1))
+    for _ in range(3):
+        reference.step()
+    assert sub["settings"]["pg_lr"] == "0.1" and sub["figures"]["steps"] == 3
+    assert sub["figures"]["test_loss"] == pytest.approx(reference.snapshot().test_loss)
+    s.button(key="playground_send").click().run()
+    assert [x.value for x in s.error][-1] == "You already sent this run to the class."
+    s.button(key="pg_step").click().run()
+    s.button(key="playground_send").click().run()
+    assert [x.value for x in s.success][-1] == board.SENT and room_store.submissions(code)[-1]["figures"]["steps"] == 4
+    assert room_store.submissions(code)[-1]["settings"]["pg_lr"] == "0.3"
