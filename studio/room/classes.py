@@ -287,7 +287,9 @@ class Classes:
             raise ClassError("That question is not waiting for its run.")
         if q.outcome:
             return room
-        return self._save(replace(room, question=replace(q, outcome=_outcome(outcome))))
+        room = self._save(replace(room, question=replace(q, outcome=_outcome(outcome))))
+        self._news(code)  # the teacher's page shows it too, whichever of its sessions (a reload) is open
+        return room
 
     def answers(self, code: str, question_id: str) -> dict[str, object]:
         """Each student's last answer to the question."""

@@ -114,12 +114,8 @@ def _teacher_result(held: tuple[str, str], q: Question, lesson: str) -> None:
     outcome = q.outcome
     if not outcome:
         run = current_run(q.lesson or lesson)
-        if run is None or run.run_id != q.run_id:
-            st.caption("The run the class predicted is no longer on this page (a reload forgets it), so its "
-                       "answers cannot be set beside it. Ask again before your next run.")
-            return
-        if run.running:
-            count = len(panel.classes().answers(held[0], q.id))
+        if run is None or run.run_id != q.run_id or run.running:  # not on this page (a reload): the relay
+            count = len(panel.classes().answers(held[0], q.id))  # records its outcome when it ends
             st.info(f"{count} answered before this run. Their answers show here when it ends.")
             return
         outcome = outcome_of(run)
@@ -233,10 +229,11 @@ def judge(first: float, final: float, step: int, diverged: bool, stopped: bool =
             "text": text}
 
 
-def outcome_of(run) -> dict:
-    """What the teacher's finished run did, from its first and last recorded states (the lesson's loss curve)."""
+def outcome_of(run, snaps: list | None = None) -> dict:
+    """What the teacher's finished run did, from its first and last recorded states (the lesson's loss curve):
+    ``snaps``, or the run's own."""
     figures = lessons.lesson(run.lesson).run_figures
-    snaps, _ = run.view()
+    snaps = run.view()[0] if snaps is None else snaps
     if figures is None or not snaps or run.status == "error":
         return {"kind": "", "text": "The run ended before it could tell."}
     _, first = figures.curve(snaps[0])

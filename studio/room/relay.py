@@ -87,19 +87,21 @@ def mirror(code: str, key: str, lesson: str, settings: dict, run) -> threading.T
     """Copy ``run`` (published on the feed) to the class until it ends, in a thread of its own; the class then
     follows it (``Classes.lead`` names it, which closes an open question)."""
     def work() -> None:
-        last, shared = None, None
+        last, shared, ends = None, None, []
         try:
             while True:
                 going = run.running
-                built = feed.build(run)
+                built = _build(run, last)
                 if built is not last:
                     copy(code, lesson, built)
                     if last is None:  # the copy is there before followers' pages are told to look for it
                         _classes().lead(code, key, lesson, settings, run.run_id)
                     last = built
                 shared = share(code, lesson, run, shared)
+                ends = _ends(run, ends)
                 if not going or run.payload is None:
                     keep_finished(code, lesson, run)
+                    settle_question(code, key, run, ends)
                     _classes().touch(code, key)  # followers' pages redraw: the teacher's replay is there
                     return
                 time.sleep(feed.BUILD_EVERY)
@@ -109,6 +111,39 @@ def mirror(code: str, key: str, lesson: str, settings: dict, run) -> threading.T
     thread = threading.Thread(target=work, name=f"relay-{code}", daemon=True)
     thread.start()
     return thread
+
+
+def _build(run, last):
+    """``feed.build(run)``; ``last`` once the run is released (its session ended: it has no payload any more)."""
+    if run.payload is None:
+        return last
+    try:
+        return feed.build(run)
+    except Exception:
+        if run.payload is None:  # released while it was built
+            return last
+        raise
+
+
+def _ends(run, ends: list) -> list:
+    """The run's first and newest states, kept as it goes: a run whose page closed is released, states and all."""
+    newest = run.last
+    if newest is None:
+        return ends
+    first = ends[0] if ends else next(iter(run.view()[0]), newest)
+    return [first, newest]
+
+
+def settle_question(code: str, key: str, run, ends: list) -> None:
+    """Record what the run the class predicted did (``questions.outcome_of``), here, where the run is relayed:
+    the teacher's page may have been reloaded since it started, and a reload forgets the run."""
+    from .questions import outcome_of  # with the lessons' registry: loaded by the end of a run, never the routes
+
+    classes = _classes()
+    room = classes.room(code)
+    q = room.question if room is not None and not room.over else None
+    if q is not None and q.run_id == run.run_id and not q.open and not q.outcome:
+        classes.settle(code, key, q.id, outcome_of(run, ends))
 
 
 def share(code: str, lesson: str, run, done: int | None) -> int | None:

@@ -316,3 +316,48 @@ def test_a_store_that_fails_under_the_question_is_one_sentence(room_store, teach
     at.run()
     assert not at.exception and panel.UNAVAILABLE in [c.value for c in at.main.caption]
     assert at.title[0].value.startswith("3 ·")  # the lesson itself still draws
+
+
+def test_a_teacher_who_reloads_mid_run_still_gets_the_question_s_outcome(room_store, new_app, monkeypatch):
+    """The reload forgets the run on the teacher's page; the relay, which copies the run to the class, records what
+    it did when it ends (here: the old session's run released, as the reaper releases a closed tab's)."""
+    import time
+
+    from studio.room import relay
+
+    monkeypatch.setattr(rc, "shared", lambda: room_store)  # the relay's thread reads the class the pages read
+    room, key = room_store.start()
+    at = new_app()
+    at.session_state["room_teacher"] = (room.code, key)
+    at.run()
+    at.switch_page(PAGE).run()
+    ask(at)
+    q = room_store.room(room.code).question
+    ada = student(room_store, new_app, room.code)
+    ada.radio(key=f"ask_pick_{q.id}").set_value("The loss goes down").run()
+    ada.button(key="ask_send").click().run()
+    at.number_input(key="lr_iters").set_value(2000).run()
+    at.number_input(key="lr_stop").set_value(1.0).run()
+    at.select_slider(key="logistic_speed").set_value("50").run()
+    at.button(key="logistic_train").click().run()
+    run = at.session_state["logistic_run"]
+    deadline = time.monotonic() + 30
+    while room_store.room(room.code).question.run_id != run.run_id or (run.last is None or run.last.iteration < 20):
+        assert time.monotonic() < deadline, "the relay never led the class to the run"
+        time.sleep(0.05)
+
+    again = new_app()  # the teacher's reload: a new session, the key from the browser's cookie
+    again.session_state["room_teacher"] = (room.code, key)
+    again.run()
+    again.switch_page(PAGE).run()
+    assert not again.exception and "1 answered before this run" in texts(again)
+    run.release()  # the old tab's session is gone: its run is stopped and its states dropped
+    deadline = time.monotonic() + 20
+    while not room_store.room(room.code).question.outcome:
+        assert time.monotonic() < deadline, "the run's end was never recorded for the question"
+        time.sleep(0.05)
+    outcome = room_store.room(room.code).question.outcome
+    assert outcome["kind"] == "down" and "stopped before its end" in outcome["text"]
+    assert relay.newest(room.code)[1]["run"] == run.run_id
+    again.run()  # the news brings the teacher's page its rerun
+    assert chart(again)["data"][0]["y"] == [1, 0, 0] and "What happened:" in texts(again)
