@@ -67,6 +67,9 @@ def grid_inputs(pg: Playground, grid: int) -> torch.Tensor:
     return feature_matrix(points, pg.config.features).to(pg.device, pg.dtype)
 
 
+SHARE_EVERY = 0.25  # seconds between copies of where training stands (about 4 ms for lesson 5's largest network)
+
+
 class ParamTap:
     """Copies the model's weights and biases beside some states of a run: the live diagram needs them a few
     times a second, not at every step (a copy costs about as much as 2% of a step).
@@ -81,7 +84,7 @@ class ParamTap:
         self.pg, self.every = pg, every
         self.wanted, self.copied = True, 0.0
         self.latest: tuple[int, Params] | None = None
-        self.share, self.shared = False, None
+        self.share, self.shared, self.shared_at = False, None, 0.0
 
     def want(self) -> None:
         self.wanted = True
@@ -100,8 +103,8 @@ class ParamTap:
                 with torch.no_grad():
                     self.latest = (snap.step, tuple((layer.weight.detach().clone(), layer.bias.detach().clone())
                                                     for layer in self.pg.model.layers))
-                if self.share:
-                    self.shared = shared_state(self.pg)
+                if self.share and self.copied - self.shared_at >= SHARE_EVERY:
+                    self.shared, self.shared_at = shared_state(self.pg), self.copied
             yield snap
 
 

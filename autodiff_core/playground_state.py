@@ -28,6 +28,7 @@ MOMENTS = {"Adam": ("exp_avg", "exp_avg_sq", "step"), "SGD + momentum": ("moment
 assert set(MOMENTS) == set(OPTIMIZERS)
 MAX_BYTES = 4 * 2**20  # raw bytes of one state's tensors: every network lesson 5 can build fits (about 0.5 MB)
 MAX_DIM = 10_000  # rows or columns of one tensor
+MAX_PARAMS = 2 * (MAX_DEPTH + 1)  # a weight and a bias per layer
 _GENERATOR_BYTES = torch.Generator().get_state().numel()  # a CPU generator's state (mt19937)
 
 Tensor = tuple[str, tuple[int, ...], bytes]  # dtype name, shape, raw bytes (little-endian, C order)
@@ -167,8 +168,8 @@ def from_plain(data) -> tuple:
     """``to_plain``'s data (read from JSON) back as a state ``land`` checks. Its form and size are checked first:
     ValueError for anything else, or for a state whose tensors together hold over ``MAX_BYTES``."""
     if not isinstance(data, dict) or not isinstance(data.get("params"), list) or not isinstance(
-            data.get("optimizer"), list) or not 1 <= len(data["params"]) <= MAX_DEPTH + 1 or len(
-            data["optimizer"]) > MAX_DEPTH + 1:
+            data.get("optimizer"), list) or not 1 <= len(data["params"]) <= MAX_PARAMS or len(
+            data["optimizer"]) > MAX_PARAMS:
         raise ValueError("a state of another kind")
     entries = data["optimizer"]
     if not all(isinstance(e, list) and len(e) <= 3 and all(isinstance(kv, list) and len(kv) == 2 and isinstance(

@@ -43,6 +43,7 @@ WATCH_CHECK = 0.25
 MAX_SEEN = 5_000  # classes a worker keeps its view of
 FOLLOW_CHECK = 0.05
 MAX_FORK_BYTES = 1_000_000  # a run's state for forking (lesson 5's whole network): a larger one is not relayed
+FORK_EVERY = 0.5  # seconds between two copies of it (lesson 5's largest network in float64 is about 0.7 MB)
 _HEADERS = {"Cache-Control": "no-store"}
 
 
@@ -87,7 +88,7 @@ def mirror(code: str, key: str, lesson: str, settings: dict, run) -> threading.T
     """Copy ``run`` (published on the feed) to the class until it ends, in a thread of its own; the class then
     follows it (``Classes.lead`` names it, which closes an open question)."""
     def work() -> None:
-        last, shared, ends = None, None, []
+        last, shared, ends = None, (None, 0.0), []
         try:
             while True:
                 going = run.running
@@ -146,16 +147,17 @@ def settle_question(code: str, key: str, run, ends: list) -> None:
         classes.settle(code, key, q.id, outcome_of(run, ends))
 
 
-def share(code: str, lesson: str, run, done: int | None) -> int | None:
+def share(code: str, lesson: str, run, done: tuple) -> tuple:
     """Put where ``run`` stands (``LiveRun.fork_state``: plain data, at most ``MAX_FORK_BYTES``) where a student
-    who forks it mid-way reads it, when it moved on from step ``done``; returns the step it is at."""
+    who forks it mid-way reads it, at most every ``FORK_EVERY`` s and only when it moved on. ``done``: (the step
+    put there last, when); returns the same for now."""
     shared = run.fork_state() if run.fork_state is not None else None
-    if not isinstance(shared, dict) or shared.get("step") == done:
+    if not isinstance(shared, dict) or shared.get("step") == done[0] or time.perf_counter() - done[1] < FORK_EVERY:
         return done
     body = feed._dumps({"lesson": lesson, "run": run.run_id, "shared": shared})
     if len(body) <= MAX_FORK_BYTES:
         _classes().store.put(_fork(code), body, IDLE)
-    return shared.get("step")
+    return shared.get("step"), time.perf_counter()
 
 
 def fork_state(code: str, lesson: str, run_id: str) -> dict | None:

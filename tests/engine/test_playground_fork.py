@@ -41,6 +41,24 @@ def test_a_model_that_goes_on_from_the_teacher_s_state_takes_the_teacher_s_steps
     assert student.steps_done == 0 and student.forked_at is None
 
 
+def test_the_largest_network_of_the_lesson_goes_on_from_the_teacher_s_state_in_float64():
+    """Six hidden layers of 64 neurons on all seven features, Adam, float64: the largest state the page can make,
+    under the store's bounds."""
+    from autodiff_core.features import FEATURES
+    from autodiff_core.playground_state import MAX_BYTES
+
+    config = PlaygroundConfig(hidden=(64,) * 6, features=tuple(FEATURES), dtype="float64", optimizer="Adam",
+                              n_per_class=20, grid=5)
+    teacher = Playground(config)
+    for _ in range(3):
+        teacher.step()
+    shared = _through_json(teacher)
+    assert len(json.dumps(shared)) < MAX_BYTES * 4 // 3
+    student = Playground(config)
+    assert go_on_from(student, shared) == 3
+    assert [s.train_loss for s in student.run(3, 1)] == [s.train_loss for s in teacher.run(3, 1)]
+
+
 def test_a_state_from_another_model_is_refused_in_words_and_changes_nothing():
     teacher = Playground(PlaygroundConfig(optimizer="Adam"))
     teacher.step()
