@@ -61,17 +61,12 @@ def saved_run(lesson: str):
 
     from ..runner import LiveRun
 
-    student, ss = panel.joined(), st.session_state
-    if student is None or ss.get(f"room_kept_read_{lesson}"):
+    ss, data = st.session_state, _once(f"run:{lesson}")
+    if data is None:
         return None
-    ss[f"room_kept_read_{lesson}"] = True
     try:
-        raw = panel.classes().store.get(_key(student, f"run:{lesson}"))
-        if raw is None:
-            return None
-        data = json.loads(raw)
         kind, config, snaps, record = from_json(data["file"])
-    except Exception:  # the store failed, or what it holds no longer reads: the page starts without it
+    except Exception:  # what the store holds no longer reads: the page starts without it
         log.exception("a kept run could not be read back")
         return None
     if kind != lesson or not snaps:
@@ -111,15 +106,21 @@ def save_state(lesson: str, state: dict) -> None:
 
 def saved_state(lesson: str) -> dict | None:
     """This student's kept state of ``lesson``, once per session (after a reload); None when there is none."""
+    return _once(f"state:{lesson}")
+
+
+def _once(what: str) -> dict | None:
+    """What the class kept of this student's under ``what``, read once per session (after a reload); None when it
+    kept nothing, or the store failed (the page starts without it)."""
     student, ss = panel.joined(), st.session_state
-    if student is None or ss.get(f"room_kept_state_{lesson}"):
+    if student is None or ss.get(f"room_kept_read_{what}"):
         return None
-    ss[f"room_kept_state_{lesson}"] = True
+    ss[f"room_kept_read_{what}"] = True
     try:
-        raw = panel.classes().store.get(_key(student, f"state:{lesson}"))
+        raw = panel.classes().store.get(_key(student, what))
         data = json.loads(raw) if raw is not None else None
     except Exception:
-        log.exception("a kept state could not be read back")
+        log.exception("what the class kept could not be read back")
         return None
     return data if isinstance(data, dict) else None
 
