@@ -138,7 +138,7 @@ def _ends(run, ends: list) -> list:
 def settle_question(code: str, key: str, run, ends: list) -> None:
     """Record what the run the class predicted did (``questions.outcome_of``), here, where the run is relayed:
     the teacher's page may have been reloaded since it started, and a reload forgets the run."""
-    from .questions import outcome_of  # with the lessons' registry: loaded by the end of a run, never the routes
+    from .outcome import outcome_of  # with the lessons' registry: loaded by the end of a run, never the routes
 
     classes = _classes()
     room = classes.room(code)
