@@ -215,8 +215,8 @@ class PlaygroundSession:
         """The name "Send to class" gives the model's state when it is worth sending and no run's end: trained (by
         Step, or a run and then Step or a weight set by hand) and not training now; None otherwise."""
         run, pg = current_run(LESSON), self.model
-        if pg.steps_done == 0 or self.running():
-            return None
+        if pg.steps_done in (0, pg.forked_at) or self.running():
+            return None  # untrained, or where the teacher's run was: nothing of the student's own yet
         if run is not None and self.settled == run.run_id and self.view == self.settled_view \
                 and self.history[-1].step == self.settled_step:
             return None  # the last run's end: the run is what is sent
@@ -243,8 +243,8 @@ def fork_bar(session: PlaygroundSession, fork: dict) -> None:
     if session.model.forked_at is None:  # Reset since: the student's own start
         return
     c = st.columns([4, 1], vertical_alignment="center")
-    c[0].info(f"Play goes on from the teacher's step {session.model.forked_at:,}: its weights, its optimizer's state "
-              "and its order of mini-batches, so it trains on as the teacher's run would have.")
+    c[0].info(f"Your network went on from the teacher's step {session.model.forked_at:,}: its weights, its "
+              "optimizer's state and its order of mini-batches, so it trains on as the teacher's run would have.")
     c[1].button("Start from the beginning", key="pg_unfork", on_click=_unfork, args=(session,), width="stretch",
                 help="Back to step 0 with your own initial weights, instead of the teacher's state.")
 

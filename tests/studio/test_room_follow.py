@@ -329,6 +329,7 @@ def test_try_it_yourself_mid_run_in_the_playground_goes_on_from_the_teacher_s_st
     pg = student.session_state["pg_session"].model
     assert fork["step"] >= 20 and pg.steps_done == pg.forked_at == fork["step"]
     assert any(f"the teacher's step {fork['step']:,}" in i.value for i in student.info)
+    assert not [b for b in student.button if b.key == "playground_send"]  # the teacher's state is not the student's
     reference = _playground_reference(run.config, fork["step"])  # the teacher's run, had nobody forked it
     assert all(torch.equal(a, b) for a, b in zip(pg.params, reference.params, strict=True))
     teacher.button(key="pg_pause").click().run()
@@ -337,7 +338,7 @@ def test_try_it_yourself_mid_run_in_the_playground_goes_on_from_the_teacher_s_st
     student.button(key="pg_step").click().run()
     reference.step()
     reference.step()
-    assert pg.steps_done == fork["step"] + 2
+    assert pg.steps_done == fork["step"] + 2 and [b for b in student.button if b.key == "playground_send"]
     assert all(torch.equal(a, b) for a, b in zip(pg.params, reference.params, strict=True))
     assert student.session_state["pg_session"].history[-1].train_loss == reference.snapshot().train_loss
     assert not [b for b in student.get("download_button") if "pg_export" in b.proto.id]  # a script starts at 0
