@@ -145,7 +145,7 @@ def forget_teacher_ghost(lesson: str) -> None:
 
 GOING = ("queued", "starting", "running")
 _FORK = "room_fork"  # session: lesson -> the teacher's state a student forked mid-run ({"step", "run", and
-# "weights" where the live states carry them, or "shared": a network's whole state, see relay.share)
+# "weights" where the live states carry them, or "shared": a network's whole state, see mirror.share)
 
 
 def fork_point(lesson: str) -> dict | None:
