@@ -15,6 +15,7 @@ import torch
 
 from .features import feature_matrix
 from .playground import Playground
+from .playground_state import shared_state
 
 MAX_WIDTH = 16  # widest layer drawn: beyond it the tiles and links stop being readable
 GRID = 12  # each neuron's map: GRID x GRID points over the plane
@@ -66,6 +67,9 @@ def grid_inputs(pg: Playground, grid: int) -> torch.Tensor:
     return feature_matrix(points, pg.config.features).to(pg.device, pg.dtype)
 
 
+SHARE_EVERY = 0.25  # seconds between copies of where training stands (about 4 ms for lesson 5's largest network)
+
+
 class ParamTap:
     """Copies the model's weights and biases beside some states of a run: the live diagram needs them a few
     times a second, not at every step (a copy costs about as much as 2% of a step).
@@ -73,15 +77,23 @@ class ParamTap:
     ``stream(snaps)`` passes a run's snapshots through. While a snapshot is being handed on, the trainer
     waits at its ``yield``, so the model holds exactly that snapshot's weights. The first snapshot's are
     copied, then one every ``every`` seconds, and the next one after ``want()``; ``latest`` is
-    ``(step, params)`` of the newest copy."""
+    ``(step, params)`` of the newest copy. Once ``shared_state()`` was asked (the run is relayed to a class),
+    each copy also keeps where training stands as plain data, for a student to go on from."""
 
     def __init__(self, pg: Playground, every: float = 0.1) -> None:
         self.pg, self.every = pg, every
         self.wanted, self.copied = True, 0.0
         self.latest: tuple[int, Params] | None = None
+        self.share, self.shared, self.shared_at = False, None, 0.0
 
     def want(self) -> None:
         self.wanted = True
+
+    def shared_state(self) -> dict | None:
+        """The newest copy of ``playground_state.shared_state`` (None before the first); asking starts them."""
+        if not self.share:
+            self.share = self.wanted = True
+        return self.shared
 
     def stream(self, snaps: Iterator) -> Iterator:
         for snap in snaps:
@@ -91,6 +103,8 @@ class ParamTap:
                 with torch.no_grad():
                     self.latest = (snap.step, tuple((layer.weight.detach().clone(), layer.bias.detach().clone())
                                                     for layer in self.pg.model.layers))
+                if self.share and self.copied - self.shared_at >= SHARE_EVERY:
+                    self.shared, self.shared_at = shared_state(self.pg), self.copied
             yield snap
 
 

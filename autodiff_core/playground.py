@@ -119,6 +119,7 @@ class Playground:
                          regression=self.config.regression).to(self.device, self.dtype)
         self.batches = torch.Generator().manual_seed(self.config.init_seed + 1)  # mini-batch order
         self.steps_done = 0
+        self.forked_at: int | None = None  # the step of another run's state it went on from (playground_state)
         self.edits: list[tuple[int, int, int, int | None, float]] = []  # set_weight: (after step, layer, to, from, v)
         self.grad_norms = torch.zeros(len(self.model.layers), device=self.device, dtype=self.dtype)
         self.set_training(self.config)

@@ -22,7 +22,11 @@ elif held is not None:
     st.caption(board.sent_line(subs) if subs else "Nothing sent yet. Students press **Send to class** under a "
                "finished run, or under the verdict on a Function they wrote.")
     sent = [x for x in lessons() if any(e.get("lesson") == x.key for e in subs)]
-    for tab, lesson in zip(st.tabs([x.nav_title for x in sent]) if sent else [], sent, strict=True):
+    titles = [x.nav_title for x in sent]
+    opened = st.session_state.get(board.TAB)  # a lesson's first run adds a tab: the one open stays open
+    tabs = st.tabs(titles, key=board.TAB, on_change="rerun", default=opened if opened in titles else None) \
+        if sent else []
+    for tab, lesson in zip(tabs, sent, strict=True):
         with tab:
             if len(sent) > 1:
                 st.caption(board.sent_line([e for e in subs if e.get("lesson") == lesson.key]))

@@ -15,7 +15,6 @@ from autodiff_core.figures.playground import (
     playground_replay_figure,
     score_name,
 )
-from autodiff_core.figures.theme import PRESENT_FONT, present_layout
 from autodiff_core.graph import to_dot
 from autodiff_core.playground import MAX_DEPTH, PlaygroundConfig, backward_problem
 from autodiff_core.script_export import export_script, exportable
@@ -28,9 +27,10 @@ from studio.lessons import FEATURE_KEYS, MAX_NEURONS, widget
 from studio.live_chart import live_chart
 from studio.live_view import current_run, speed_value, status_text
 from studio.page import require_app
-from studio.playground_session import PlaygroundSession
+from studio.playground_session import PlaygroundSession, fork_bar
 from studio.presets import bind_lesson, settings_box
-from studio.room.follow import following, view
+from studio.room import board
+from studio.room.follow import following, fork_point, view
 from studio.runner import LiveRun
 from studio.sidebar import current_settings
 from studio.weight_editor import CLICKABLE, weight_editor
@@ -102,6 +102,8 @@ elif not presenter.presenting() and (note := label_noise_note(config.dataset, (p
 
 if following("playground"):
     view("playground")  # the teacher's run, in place of the student's own: the page ends there
+if (fork := fork_point("playground")) is not None:  # "Try it yourself" while the teacher's run went
+    fork_bar(session, fork)
 c = st.columns([1, 1, 1, 1, 4], vertical_alignment="bottom")
 widget("pg_speed", c[4])
 speed = speed_value(st.session_state.pg_speed)
@@ -112,10 +114,13 @@ if c[0].button("Play", key="pg_play", type="primary", disabled=running, width="s
 c[1].button("Pause", key="pg_pause", disabled=not running, on_click=session.pause, width="stretch")
 if c[2].button("Step", key="pg_step", disabled=running, width="stretch", help="Train one mini-batch step."):
     session.step(slow=st.session_state.pg_slow)
+    board.remember("playground", session.state_id())  # what Send to class says this state was trained with
 if c[3].button("Reset", key="pg_reset", width="stretch", help="Back to step 0, same initial weights."):
     session.reset()
 if (run := current_run("playground")) is not None:
     run.set_speed(speed)
+if session.brought_back == pg.steps_done and not running:
+    st.caption("Your last run, kept by the class: the reload brought it back.")
 widget("pg_slow")
 
 
@@ -137,8 +142,6 @@ def live_diagram(run: LiveRun | None) -> tuple[dict, dict | None] | None:
     if run is None or tap is None or not drawable(pg):
         return None
     spec = network_live_spec(pg.config.features, pg.config.hidden, GRID, title="The network", note=NETWORK_NOTE)
-    if presenting:
-        spec["font"]["size"] = PRESENT_FONT
     if tap.latest is None:
         return spec, None
     step, params = tap.latest
@@ -150,15 +153,13 @@ def live_flow(run: LiveRun | None, curve: list) -> tuple[dict, dict] | None:
         return None
     spec, curves = gradient_flow_live(curve, len(pg.config.hidden) + 1)
     spec.update(title="Gradient flow", note=FLOW_NOTE)
-    if presenting:
-        present_layout(spec["layout"])
-    return spec, curves
+    return spec, curves  # both at the presenter's scale in the presenter view (presenter.payload)
 
 
 # The live feed calls payload() off the script thread, where session state cannot be read: read it now (the
 # session object itself can be read from any thread).
 idle_id, idle_text = f"idle-{id(pg)}-{session.view}", session.idle_status()
-tap, presenting = session.tap, presenter.presenting()
+tap = session.tap
 
 
 def payload(run: LiveRun | None) -> dict:
@@ -223,9 +224,12 @@ if run is None and len(history) > 1:
     st.subheader("Gradient flow")
     st.caption(FLOW_NOTE)
     plot(gradient_flow_figure(curve_shown), key="pg_gradflow")
-if run is None and pg.steps_done > 0 and pg.config.device == "cpu" and exportable(pg.config.activation):
+if run is None and pg.steps_done > 0 and pg.config.device == "cpu" and exportable(pg.config.activation) \
+        and pg.forked_at is None:  # a script retrains from step 0: it cannot start from the teacher's state
     st.download_button("Export the run as a PyTorch script", export_script(pg), file_name="playground_run.py",
                        mime="text/x-python", key="pg_export", on_click="ignore",
                        help="Data, network, the Function's source, optimizer and seeds as plain PyTorch: "
                             "`python playground_run.py` retrains from step 0 and prints the loss at every step.")
-classroom.panel("playground", current_run("playground"))
+state = session.state_id()  # Send to class sends the model's state, not the last run, once Step moved on from it
+classroom.panel("playground", current_run("playground"),
+                state=state and (lambda: board.state_entry("playground", state, history[-1], pg.steps_done)))

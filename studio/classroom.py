@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -135,10 +136,12 @@ def _traces(lesson: str, run: LiveRun | None, reference=None) -> list[dict]:
     return ghost_traces(figures, found, spans)
 
 
-def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
+def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True, state: Callable[[], dict] | None = None
+          ) -> None:
     """Export buttons for the finished run, the ghosts' Pin and Clear, and loading a run file.
     ``live_png``: a PNG button for the live chart (a lesson whose finished view is a ``charts.plot`` figure
-    has the camera in that figure's toolbar instead)."""
+    has the camera in that figure's toolbar instead). ``state``: what "Send to class" sends when the lesson's
+    state on screen is no finished run's end (lesson 5 after Step: ``board.state_entry``)."""
     if lesson in SETTINGS:
         sync_url(lesson)  # a button that changed a setting mid-run (Regenerate) reaches the address bar
     remember_finished(lesson, run)
@@ -170,7 +173,9 @@ def panel(lesson: str, run: LiveRun | None, *, live_png: bool = True) -> None:
     next(c).button("Clear ghosts", key=f"{lesson}_clear_ghosts", width="stretch",
                 disabled=not history and st.session_state.get(_pin_key(lesson)) is None and not teacher_ghost(lesson),
                 on_click=_clear, args=(lesson, run))
-    if finished:
+    if state is not None:
+        board.send_button(state, key=f"{lesson}_send")
+    elif finished:
         board.send_button(lambda: board.run_entry(lesson, run), key=f"{lesson}_send")
     upload = st.file_uploader("Open a run file (JSON) to watch it again", type=["json"], key=f"{lesson}_load",
                               help="A run exported from this lesson: its replay is shown, nothing is trained.",

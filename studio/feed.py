@@ -95,6 +95,18 @@ def _styles(base) -> bytes:
                    for t in base or []])
 
 
+PLAIN = "plain"  # a presenter's payload holds here its parts as a view without the presenter's scale draws them
+
+
+def unscaled(data: dict) -> dict:
+    """A payload as a view without the presenter's scale draws it (``presenter.presented`` made ``data``)."""
+    if PLAIN not in data:
+        return data
+    out = {**data, **data[PLAIN]}
+    del out[PLAIN]
+    return out
+
+
 def layout_id(layout, base=None) -> str:
     """A short name for a chart's layout and its base traces' styles ("<layout>-<styles>"). The chart
     sends it back with each poll and gets the layout again only when it changed, and the base traces
@@ -240,7 +252,9 @@ def answer(request: Request) -> Response:
     try:
         built = _cache(run).current(run)
         if after_seq is None:
-            return _json({**built.full, "layout_id": built.layout_id})
+            whole = {**built.full, "layout_id": built.layout_id}
+            whole.pop(PLAIN, None)
+            return _json(whole)
         body = built.since(after_seq, query.get("layout", ""))
     except Exception:  # the chart keeps what it shows and asks again; the traceback goes to the log
         log.exception("live feed for run %s failed", run.run_id)

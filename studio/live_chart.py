@@ -14,7 +14,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from .feed import layout_id, publish
+from .feed import PLAIN, layout_id, publish
 from .room.lead import relay_run
 from .runner import LiveRun
 
@@ -75,6 +75,7 @@ def live_chart(payload: Callable[[LiveRun | None], dict], run: LiveRun | None, *
     if live is None:
         live = run is not None and run.running
     data = payload(run)
+    data.pop(PLAIN, None)  # the class relay's, not the chart's
     data["layout_id"] = layout_id(data.get("layout"), data.get("base"))  # the feed resends them when they change
     if live and run is not None and not run.released:
         data["feed"] = publish(run, payload)

@@ -10,7 +10,9 @@ limit) ``settle`` makes its snapshots the history that Step continues from and t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
+import uuid
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import streamlit as st
@@ -18,15 +20,21 @@ import streamlit as st
 from autodiff_core.diagram import ParamTap
 from autodiff_core.grading.remote_runs import PlaygroundRun, land
 from autodiff_core.playground import Playground, PlaygroundConfig
+from autodiff_core.playground_state import curve_rows, from_curve_rows, go_on_from, restore, shared_state
 from autodiff_core.recording import every_step_then_sparser
+from autodiff_core.runs_io import from_json, run_record, to_json
 from autodiff_core.slow_step import slow_step
 
 from .live_view import current_run, forget_run, keep_run, status_text
-from .runner import LiveRun, current_session_id
+from .room import keep
+from .room.follow import forget_fork
+from .runner import LiveRun, current_session_id, evenly, spread
 
+log = logging.getLogger(__name__)
 KEY = "pg_session"
 LESSON = "playground"
 OPEN_ENDED = 100_000  # steps a Play may run: it goes until Pause (or the run's time limit)
+KEPT_STATES, KEPT_CURVE = 40, 2000  # whole states and curve points a class keeps for a reload
 
 
 @dataclass(eq=False)
@@ -39,6 +47,10 @@ class PlaygroundSession:
     settled_step: int | None = None  # where that run left the model: what idle_status names
     tap: ParamTap | None = None  # the live diagram's weights, copied from the run a few times a second
     slow_trace: Any = None  # the last Step in slow motion
+    forked: tuple | None = None  # (run id, step) of the teacher's state the model took ("Try it yourself")
+    brought_back: int | None = None  # the step a reload brought the model back to (the class kept it)
+    settled_view: int | None = None  # the view when the last run settled: the chart shows that run's end
+    uid: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
 
     @classmethod
     def current(cls) -> PlaygroundSession | None:
@@ -49,6 +61,8 @@ class PlaygroundSession:
         """The session's playground: kept while data and model settings stay the same, rebuilt when they change.
         A rebuilt model drops the run and the history of the old one: they belong to other data."""
         session = cls.current()
+        if session is None and (session := cls._kept(config)) is not None:
+            st.session_state[KEY] = session
         if session is None or session.model.config.model_key() != config.model_key():
             live = forget_run(LESSON)
             if live is not None:
@@ -60,6 +74,41 @@ class PlaygroundSession:
         elif session.model.config != config and not session.running():
             session.model.set_training(config)
         return session
+
+    @classmethod
+    def _kept(cls, config: PlaygroundConfig) -> PlaygroundSession | None:
+        """After a reload in a class: the model where the student's last run left it, with its history and curves,
+        when its data and network are the page's (``keep``); None otherwise."""
+        kept = keep.saved_state(LESSON)
+        if kept is None:
+            return None
+        try:
+            kind, saved, history, _ = from_json(kept["history"])
+            curve = from_curve_rows(kept["curve"])
+            saved = replace(saved, device=config.device)  # weights are numbers wherever they trained
+            if kind != LESSON or not history or saved.model_key() != config.model_key():
+                return None  # other data or another network than the page's: the page starts afresh
+            pg = Playground(saved)
+            restore(pg, kept["model"])
+        except (KeyError, TypeError, ValueError):
+            log.exception("a kept lesson 5 state could not be read back")
+            return None
+        if pg.config != config:
+            pg.set_training(config)  # the page's training settings (the optimizer's state goes with its own)
+        session = cls(pg, [], [])
+        session.new_history(history, curve)
+        if session.history[-1].step != pg.steps_done:
+            session.record(pg.snapshot())
+        session.brought_back = pg.steps_done
+        return session
+
+    def keep(self) -> None:
+        """In a class: keep where the model stands, with its history (thinned) and curves, for a reload."""
+        step, pg = (lambda s: s.step), self.model
+        history = spread(self.history, step, KEPT_STATES) if len(self.history) > KEPT_STATES else self.history
+        curve = evenly(self.curve, step, KEPT_CURVE) if len(self.curve) > KEPT_CURVE else self.curve
+        keep.save_state(LESSON, {"history": to_json(run_record(LESSON, pg.config, history)),
+                                 "curve": curve_rows(curve), "model": shared_state(pg)})
 
     def running(self) -> bool:
         run = current_run(LESSON)
@@ -99,7 +148,9 @@ class PlaygroundSession:
             self.new_history(snaps, run.trail_view() or None)
         if self.history[-1].step != self.model.steps_done:
             self.record(self.model.snapshot())
-        self.settled, self.settled_step = run.run_id, self.model.steps_done
+        self.settled, self.settled_step, self.settled_view = run.run_id, self.model.steps_done, self.view
+        if keep.in_class():
+            self.keep()  # a finished run: what a reload in a class gives back
 
     def play(self, speed: float | None) -> LiveRun:
         """Train on from the model's state, live, until Pause; the run carries the history on."""
@@ -108,7 +159,7 @@ class PlaygroundSession:
         run = LiveRun(LESSON, pg.config, lambda: tap.stream(every_step_then_sparser(pg.run, total=OPEN_ENDED)),
                       lambda s: s.step, speed=speed, lead=0.0, session_id=current_session_id(),
                       snapshots=list(self.history[:-1]), light=lambda s: s.light(),
-                      trail=[s for s in self.curve if s.step < pg.steps_done],
+                      trail=[s for s in self.curve if s.step < pg.steps_done], fork_state=tap.shared_state,
                       remote=lambda worker: tap.stream(worker.train(PlaygroundRun(pg, OPEN_ENDED), pg.config,
                                                                     land=lambda state: land(pg, state))))
         return keep_run(LESSON, run.start())
@@ -135,6 +186,22 @@ class PlaygroundSession:
         self.new_history([self.model.snapshot()])
         forget_run(LESSON)
 
+    def take_fork(self, fork: dict) -> str:
+        """Once per fork (``room.follow.fork_point``): the model goes on from the teacher's state, its weights,
+        optimizer state, batch order and step; the history starts there. Returns why it could not ("" when it did);
+        the model is then as it was."""
+        if self.forked == (fork.get("run"), fork.get("step")):
+            return ""
+        self.forked = (fork.get("run"), fork.get("step"))
+        self.pause()
+        try:
+            go_on_from(self.model, fork.get("shared"))
+        except ValueError as exc:
+            return str(exc)
+        forget_run(LESSON)
+        self.new_history([self.model.snapshot()])
+        return ""
+
     def set_weight(self, layer: int, target: int, source: int | None, value: float) -> None:
         """Set one parameter by hand; the model's new state replaces the history's state at this step."""
         if self.running():
@@ -144,6 +211,17 @@ class PlaygroundSession:
         self.new_history([s for s in self.history if s.step < snap.step] + [snap],
                          [s for s in self.curve if s.step < snap.step] + [snap.light()])
 
+    def state_id(self) -> str | None:
+        """The name "Send to class" gives the model's state when it is worth sending and no run's end: trained (by
+        Step, or a run and then Step or a weight set by hand) and not training now; None otherwise."""
+        run, pg = current_run(LESSON), self.model
+        if pg.steps_done in (0, pg.forked_at) or self.running():
+            return None  # untrained, or where the teacher's run was: nothing of the student's own yet
+        if run is not None and self.settled == run.run_id and self.view == self.settled_view \
+                and self.history[-1].step == self.settled_step:
+            return None  # the last run's end: the run is what is sent
+        return f"{self.uid}-{self.view}-{pg.steps_done}"
+
     def idle_status(self) -> str:
         """What ended the last run, while the chart still shows where it ended."""
         run = current_run(LESSON)
@@ -152,3 +230,25 @@ class PlaygroundSession:
         if run.status == "stopped" and run.message == "Paused.":  # at full speed the model may be past the last record
             return f"Paused at step {self.history[-1].step:,}."
         return status_text(run, "step", None)
+
+
+def fork_bar(session: PlaygroundSession, fork: dict) -> None:
+    """Above the controls of a student who forked the teacher's run: the model takes the teacher's state once, and
+    the bar says so while the model goes on from it, with the way back to the student's own start."""
+    problem = session.take_fork(fork)
+    if problem:
+        st.info(f"{problem} Play starts from your own model.")
+        forget_fork(LESSON)
+        return
+    if session.model.forked_at is None:  # Reset since: the student's own start
+        return
+    c = st.columns([4, 1], vertical_alignment="center")
+    c[0].info(f"Your network went on from the teacher's step {session.model.forked_at:,}: its weights, its "
+              "optimizer's state and its order of mini-batches, so it trains on as the teacher's run would have.")
+    c[1].button("Start from the beginning", key="pg_unfork", on_click=_unfork, args=(session,), width="stretch",
+                help="Back to step 0 with your own initial weights, instead of the teacher's state.")
+
+
+def _unfork(session: PlaygroundSession) -> None:
+    session.reset()
+    forget_fork(LESSON)

@@ -7,12 +7,14 @@ the one theme (``autodiff_core.figures.theme.present_layout``): ticks 18 px, tit
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
 import streamlit as st
 
-from autodiff_core.figures.theme import PRESENT_TITLE, present_layout, recolor
+from autodiff_core.figures.theme import PRESENT_FONT, PRESENT_TITLE, present_layout, recolor
 
+from .feed import PLAIN
 from .links import Setting
 
 KEY = "present"
@@ -141,6 +143,24 @@ def _recolor_payload(data: dict) -> None:
             recolor(value)
 
 
+SCALED = ("layout", "height", "diagram", "flow")  # what of a live payload the presenter scale changes
+
+
+def presented(data: dict) -> dict:
+    """A live payload at the presenter scale: its layout and height, and lesson 5's network diagram and gradient
+    flow. A copy: ``data`` stays as it was, and the copy holds its parts under ``feed.PLAIN``, for the class relay
+    (followers' charts take their own view's scale, not the teacher's)."""
+    out = {**data, **{k: copy.deepcopy(data[k]) for k in SCALED if k in data}}
+    present_layout(out["layout"])
+    out["height"] = PLOT_HEIGHT
+    if isinstance(out.get("diagram"), dict):
+        out["diagram"]["font"] = {**out["diagram"].get("font", {}), "size": PRESENT_FONT}
+    if isinstance(out.get("flow"), dict):
+        present_layout(out["flow"]["layout"])
+    out[PLAIN] = {k: data[k] for k in SCALED if k in data}
+    return out
+
+
 def payload(build: Callable, *, extra: Callable[[dict], None] | None = None) -> Callable:
     """Wrap a page's live ``payload(run)`` function: the palette, the presenter scale (decided now, on the
     script thread; the live feed calls the wrapper off it) and ``extra`` (the ghosts of earlier runs)."""
@@ -151,9 +171,6 @@ def payload(build: Callable, *, extra: Callable[[dict], None] | None = None) -> 
         if extra is not None:
             extra(data)
         _recolor_payload(data)
-        if scale:
-            present_layout(data["layout"])
-            data["height"] = PLOT_HEIGHT
-        return data
+        return presented(data) if scale else data
 
     return wrapped

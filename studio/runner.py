@@ -58,6 +58,9 @@ class LiveRun:
     remote: Callable[[Any], Iterator[Any]] | None = field(default=None, repr=False)
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     token: str = field(default_factory=lambda: secrets.token_urlsafe(16), repr=False)  # the live feed's URL
+    # ``fork_state()``: where the run stands, as plain data a student who forks it mid-way goes on from (read off
+    # the training thread; None until there is one). Lesson 3 needs none: its live states carry its three weights.
+    fork_state: Callable[[], dict | None] | None = field(default=None, repr=False)
     payload: Callable[[LiveRun], dict] | None = field(default=None, repr=False)  # what the live feed serves
     feed_cache: Any = field(default=None, repr=False)  # the live feed's encoded states (studio.feed)
     snapshots: list = field(default_factory=list)  # what the screen may show (computed ahead: ``_ahead``)

@@ -11,9 +11,13 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from .board import log_axis
 from .theme import OKABE_ITO, style
 
 BINS = 10  # at most, for a number question
+# Plotly's toolbar, upright in a right margin of its own: across the top, on a phone, it covers the title
+TOOLBAR = {"modebar": {"orientation": "v"}}
+TOOLBAR_MARGIN = 40
 ANSWERED, HAPPENED = OKABE_ITO["grey"], OKABE_ITO["bluish green"]
 
 
@@ -47,7 +51,7 @@ def choice_figure(choices: Sequence[str], answers: Iterable, happened: int | Non
     fig = go.Figure(go.Bar(x=labels, y=counts, marker_color=colors, text=counts, textposition="outside",
                            cliponaxis=False, hovertemplate="%{x}: %{y}<extra></extra>"))
     top = max(counts, default=0)
-    return style(fig, height=340, margin={"l": 50, "r": 20, "t": 40, "b": 40}, showlegend=False,
+    return style(fig, height=340, margin={"l": 50, "r": TOOLBAR_MARGIN, "t": 40, "b": 40}, showlegend=False, **TOOLBAR,
                  title={"text": f"The class's answers ({sum(counts)})"},
                  xaxis={"tickvals": labels, "tickangle": 0,
                         "ticktext": [_came_true(_wrapped(c)) if i == happened else _wrapped(c)
@@ -56,8 +60,10 @@ def choice_figure(choices: Sequence[str], answers: Iterable, happened: int | Non
                  yaxis={"title": "students", "range": [0, max(1, top) * 1.25], "dtick": max(1, math.ceil(top / 5))})
 
 
-def number_bins(values: Sequence[float], actual: float | None = None, bins: int = BINS) -> tuple[list, list]:
-    """(edges, counts) of the numbers given, over a range that also holds ``actual``, so its mark is on the axis."""
+def number_bins(values: Sequence[float], actual: float | None = None, bins: int = BINS, log: bool = False
+                ) -> tuple[list, list]:
+    """(edges, counts) of the numbers given, over a range that also holds ``actual``, so its mark is on the axis.
+    ``log``: bins of equal width on a log scale (the numbers all positive)."""
     values = [float(v) for v in values if math.isfinite(float(v))]
     ends = values + ([actual] if actual is not None and math.isfinite(actual) else [])
     if not ends:
@@ -66,25 +72,38 @@ def number_bins(values: Sequence[float], actual: float | None = None, bins: int 
     if hi == lo:  # one number, or all the same: a bar of some width around it
         half = max(abs(lo), 1.0) * 0.05
         lo, hi = lo - half, hi + half
-    counts, edges = np.histogram(values, bins=max(1, min(bins, len(set(values)))), range=(lo, hi))
+    n = max(1, min(bins, len(set(values))))
+    edges = n
+    if log:
+        edges = np.logspace(math.log10(lo), math.log10(hi), n + 1)
+        edges[0], edges[-1] = lo, hi  # exactly: the smallest and the largest numbers fall in the bins
+    counts, edges = np.histogram(values, bins=edges, range=None if log else (lo, hi))
     return edges.tolist(), counts.tolist()
 
 
 def number_figure(values: Sequence[float], actual: float | None = None, unit: str = "final loss") -> go.Figure:
-    """A histogram of the numbers the class gave; ``actual`` (what the run ended at, or None) as a green line."""
-    edges, counts = number_bins(values, actual)
-    centres = [(a + b) / 2 for a, b in zip(edges, edges[1:], strict=False)]
-    widths = [b - a for a, b in zip(edges, edges[1:], strict=False)]
+    """A histogram of the numbers the class gave; ``actual`` (what the run ended at, or None) as a green line. On a
+    log axis when the numbers (and ``actual``) are all positive and span more than a decade: a guess of 0.001 and
+    one of 10 are both readable."""
+    shown = [float(v) for v in values if math.isfinite(float(v))]
+    if actual is not None and math.isfinite(actual):
+        shown.append(actual)
+    log = log_axis(shown)
+    edges, counts = number_bins(values, actual, log=log)
+    centres = [(a + b) / 2 for a, b in zip(edges, edges[1:], strict=False)]  # on a log axis too: a bar spans
+    widths = [b - a for a, b in zip(edges, edges[1:], strict=False)]  # centre +- half its width, in data units
     fig = go.Figure(go.Bar(x=centres, y=counts, width=widths, marker_color=ANSWERED, marker_line_width=1,
                            marker_line_color="#ffffff", name="answers", customdata=list(zip(edges, edges[1:],
                                                                                               strict=False)),
                            hovertemplate="%{customdata[0]:.4g} to %{customdata[1]:.4g}: %{y}<extra></extra>"))
     if actual is not None and math.isfinite(actual):
-        fig.add_vline(x=actual, line_color=HAPPENED, line_width=4)
-        fig.add_annotation(x=actual, y=1, yref="paper", yanchor="bottom", showarrow=False,
+        fig.add_vline(x=actual, line_color=HAPPENED, line_width=4)  # a shape: in data units on a log axis too,
+        fig.add_annotation(x=math.log10(actual) if log else actual,  # and an annotation there in log10 units
+                           y=1, yref="paper", yanchor="bottom", showarrow=False,
                            text=f"the run: {actual:.4g}", font={"color": HAPPENED})
     top = max(counts, default=0)
-    return style(fig, height=320, margin={"l": 50, "r": 20, "t": 50, "b": 60}, showlegend=False, bargap=0,
+    return style(fig, height=320, margin={"l": 50, "r": TOOLBAR_MARGIN, "t": 50, "b": 60}, showlegend=False, bargap=0,
+                 **TOOLBAR,
                  title={"text": f"The class's answers ({sum(counts)})", "y": 0.98, "yanchor": "top"},
-                 xaxis={"title": unit}, yaxis={"title": "students", "range": [0, max(1, top) * 1.15],
-                                               "dtick": max(1, math.ceil(top / 5))})
+                 xaxis={"title": unit, **({"type": "log", "dtick": 1} if log else {"type": "linear"})},  # decades
+                 yaxis={"title": "students", "range": [0, max(1, top) * 1.15], "dtick": max(1, math.ceil(top / 5))})

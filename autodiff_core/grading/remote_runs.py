@@ -14,11 +14,11 @@ from __future__ import annotations
 import pickle
 from collections.abc import Iterator
 
-import torch
-
 from ..functions import get_activation
+from ..playground_state import land as write_state
+from ..playground_state import training_state
 from ..recording import every_step_then_sparser
-from .remote import StudentFunctionError, decode, encode
+from .remote import StudentFunctionError
 
 
 class PlaygroundRun:
@@ -45,61 +45,14 @@ class PlaygroundRun:
 
     def state(self) -> tuple:
         """In the worker: where the model is now, as plain data (see ``land``)."""
-        pg = self.pg
-        params = tuple(encode(p.detach()) for p in pg.params)
-        optimizer = () if pg.optimizer is None else tuple(
-            tuple(sorted((k, encode(v) if isinstance(v, torch.Tensor) else float(v)) for k, v in s.items()))
-            for s in (pg.optimizer.state.get(p, {}) for p in pg.params))
-        batches = bytes(pg.batches.get_state().numpy().tobytes())
-        return params, optimizer, batches, int(pg.steps_done), encode(pg.grad_norms.detach())
+        return training_state(self.pg)
 
 
 def land(pg, state: tuple) -> None:
     """Write a worker's ``PlaygroundRun.state()`` into the server's Playground, in place (the optimizer holds
     these very Parameters); anything that does not fit the server's own model is refused, and nothing changes."""
     try:
-        params, optimizer, batches, steps, grad_norms = state
-        new = [_like(p, value) for p, value in zip(pg.params, params, strict=True)]
-        moments = [] if pg.optimizer is None else [{k: _moment(p, v) for k, v in entries}
-                                                   for p, entries in zip(pg.params, optimizer, strict=True)]
-        norms = _like(pg.grad_norms, grad_norms)
-        generator = torch.frombuffer(bytearray(batches), dtype=torch.uint8)
-        if not isinstance(steps, int) or steps < pg.steps_done or generator.numel() != pg.batches.get_state().numel():
-            raise ValueError("steps or batch order")
-    except (TypeError, ValueError) as exc:
+        write_state(pg, state)
+    except ValueError as exc:
         raise StudentFunctionError("The sandbox sent back a model that is not this one; the run was stopped.") \
             from exc
-    with torch.no_grad():
-        for p, value in zip(pg.params, new, strict=True):
-            p.copy_(value)
-    for p, entries in zip(pg.params, moments, strict=False):  # no moments: plain SGD
-        if entries:
-            pg.optimizer.state[p] = {k: v.to(p.device) if isinstance(v, torch.Tensor) else v
-                                     for k, v in entries.items()}
-    pg.batches.set_state(generator)
-    pg.steps_done, pg.grad_norms = steps, norms.to(pg.grad_norms.device)
-
-
-def _moment(p: torch.Tensor, value):
-    """One entry of the optimizer's state for ``p``: a tensor of its shape (momentum, Adam's averages), a 0-d
-    tensor (Adam's step count), or a number."""
-    if isinstance(value, float):
-        return value
-    if isinstance(value, tuple) and len(value) == 3 and tuple(value[1]) == ():
-        return decode(*_checked_scalar(value))
-    return _like(p, value)
-
-
-def _checked_scalar(value) -> tuple:
-    dtype, shape, data = value
-    if not isinstance(data, bytes) or len(data) > 8:
-        raise ValueError("scalar")
-    return dtype, (), data
-
-
-def _like(t: torch.Tensor, value) -> torch.Tensor:
-    dtype, shape, data = value
-    if dtype != str(t.dtype).removeprefix("torch.") or tuple(shape) != tuple(t.shape) \
-            or len(data) != t.numel() * t.element_size():
-        raise ValueError("shape")
-    return decode(dtype, tuple(shape), data)

@@ -32,6 +32,8 @@ _SETTINGS = "_board_run_settings"  # session key: {run_id: the lesson's URL para
 PICK = "board_pick"  # session key: (lesson, submission index) a click on the board chose, loaded before the page
 _LOADED = "_board_loaded"  # session key: the sentence that says a run's settings were loaded
 NAMES_KEY = "board_names"
+TAB = "board_tab"  # session: the board's open tab (a lesson's title)
+SHOWN_SETTING = 60  # characters of a setting the table shows (a Function from lesson 6 by its name, not its code)
 
 
 # ---- sending ----
@@ -39,23 +41,42 @@ NAMES_KEY = "board_names"
 def remember_settings(lesson: str, run) -> None:
     """Keep a run's settings (the lesson's URL parameters) at first sight: that is the script run that started
     it, whose widgets hold the values its config was built from. Later changes to the widgets are not the run's."""
-    if run is None:
-        return
+    if run is not None:
+        remember(lesson, run.run_id)
+
+
+def remember(lesson: str, run_id: str) -> None:
+    """Keep the settings on screen now as those of ``run_id`` (a run, or a state a step made), once."""
     kept = st.session_state.setdefault(_SETTINGS, {})
-    if run.run_id not in kept:
-        settings = list(lessons.lesson(lesson).settings)
-        kept[run.run_id] = to_params(settings, current_values(settings))
+    if run_id not in kept:
+        kept[run_id] = _now(lesson)
         for old in list(kept)[:-KEEP]:
             del kept[old]
+
+
+def _now(lesson: str) -> dict[str, str]:
+    settings = list(lessons.lesson(lesson).settings)
+    return to_params(settings, current_values(settings))
+
+
+def _figures(last) -> dict:
+    return {name: getattr(last, name) for name in SCORES if isinstance(getattr(last, name, None), (int, float))}
 
 
 def run_entry(lesson: str, run) -> dict:
     """What a finished run sends: its settings and its final figures (scores, and the last step)."""
     last = run.view()[0][-1]
-    figures = {name: getattr(last, name) for name in SCORES if isinstance(getattr(last, name, None), (int, float))}
-    figures["steps"] = run.step_of(last)
+    figures = {**_figures(last), "steps": run.step_of(last)}
     return {"lesson": lesson, "run_id": run.run_id, "settings": st.session_state.get(_SETTINGS, {}).get(run.run_id, {}),
             "figures": figures, "notes": {"status": run.status}}
+
+
+def state_entry(lesson: str, state_id: str, last, step: int) -> dict:
+    """What a state that is no run's end sends (lesson 5 after Step): the settings of the step that made it
+    (``remember``), else those on screen, and its figures."""
+    settings = st.session_state.get(_SETTINGS, {}).get(state_id) or _now(lesson)
+    return {"lesson": lesson, "run_id": state_id, "settings": settings, "figures": {**_figures(last), "steps": step},
+            "notes": {"status": "stepped"}}
 
 
 def mistake(verdict) -> str:
@@ -188,7 +209,8 @@ def run_table(lesson: str, entries: list[dict], score: str, shown: bool) -> list
     for e in entries:
         row = {"student": who(e, shown)}
         row.update({NAMES.get(k, k): e["figures"].get(k) for k in scores(entries)})
-        row.update({s.label or s.key: e["settings"].get(s.key, "") for s in settings if not s.key.endswith("_speed")})
+        row.update({s.label or s.key: cell(e["settings"].get(s.key, "")) for s in settings
+                    if not s.key.endswith("_speed")})
         rows.append(row)
     col, high = NAMES.get(score, score), "accuracy" in score
 
@@ -197,6 +219,15 @@ def run_table(lesson: str, entries: list[dict], score: str, shown: bool) -> list
         return (v is None, -v if v is not None and high else v if v is not None else 0.0)
 
     return sorted(rows, key=order)
+
+
+def cell(text: str) -> str:
+    """A setting as the board's table shows it: whole up to ``SHOWN_SETTING`` characters, else up to its last space
+    before them (a Function's name before its packed code) and an ellipsis. A click still loads it whole."""
+    if len(text) <= SHOWN_SETTING:
+        return text
+    head = text[:SHOWN_SETTING]
+    return (head.rsplit(" ", 1)[0] if " " in head else head[:-1]) + "…"
 
 
 def indexed(subs: list[dict], lesson: str) -> list[tuple[int, dict]]:

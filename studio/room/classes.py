@@ -27,6 +27,9 @@ MAX_STUDENTS = 300
 MAX_NAME = 20  # characters in a nickname
 MAX_SUBMISSIONS = 2000  # per class
 MAX_SUBMISSION_BYTES = 16_000
+# characters of one setting a student sends: a Function from lesson 6 travels as its name and packed code, up to
+# 8,000 characters (studio.session_functions.MAX_LINK_CODE), so a click on the board can load it whole
+MAX_SENT_SETTING = 8_200
 JOINS_PER_MINUTE = 10  # per client (browser or address): a join code cannot be guessed by trying
 ANSWERS_PER_MINUTE = 20  # per student
 MAX_QUESTION = 200  # characters in a question
@@ -284,7 +287,9 @@ class Classes:
             raise ClassError("That question is not waiting for its run.")
         if q.outcome:
             return room
-        return self._save(replace(room, question=replace(q, outcome=_outcome(outcome))))
+        room = self._save(replace(room, question=replace(q, outcome=_outcome(outcome))))
+        self._news(code)  # the teacher's page shows it too, whichever of its sessions (a reload) is open
+        return room
 
     def answers(self, code: str, question_id: str) -> dict[str, object]:
         """Each student's last answer to the question."""
@@ -328,7 +333,7 @@ def _entry(entry: dict, student: Student) -> dict:
     def number(v):
         return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
 
-    settings = {str(k)[:40]: str(v)[:80] for k, v in list(dict(entry.get("settings", {})).items())[:40]}
+    settings = {str(k)[:40]: str(v)[:MAX_SENT_SETTING] for k, v in list(dict(entry.get("settings", {})).items())[:40]}
     figures = {str(k)[:40]: number(v) for k, v in list(dict(entry.get("figures", {})).items())[:20]}
     extra = {str(k)[:40]: str(v)[:200] for k, v in list(dict(entry.get("notes", {})).items())[:20]}
     return {"student": student.id, "number": student.number, "name": student.name,

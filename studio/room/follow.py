@@ -15,8 +15,10 @@ import streamlit as st
 
 from .. import links
 from ..charts import plot
+from ..feed import PLAIN, layout_id
 from ..lessons import lesson as _lesson
 from ..live_chart import follow_chart
+from ..presenter import presented, presenting
 from ..sidebar import DTYPE, SEED
 from . import panel, relay
 from .classes import KEEP
@@ -142,11 +144,13 @@ def forget_teacher_ghost(lesson: str) -> None:
 
 
 GOING = ("queued", "starting", "running")
-_FORK = "room_fork"  # session: lesson -> the teacher's state a student forked mid-run ({"step", "weights"})
+_FORK = "room_fork"  # session: lesson -> the teacher's state a student forked mid-run ({"step", "run", and
+# "weights" where the live states carry them, or "shared": a network's whole state, see mirror.share)
 
 
 def fork_point(lesson: str) -> dict | None:
-    """The teacher's state this student took mid-run with "Try it yourself": its step and weights."""
+    """The teacher's state this student took mid-run with "Try it yourself": its step and weights (the three of
+    lesson 3's live states, or lesson 5's ``playground_state.shared_state``)."""
     return st.session_state.get(_FORK, {}).get(lesson)
 
 
@@ -159,6 +163,9 @@ def _fork_at(code: str, lesson: str) -> dict | None:
     got = relay.newest(code)
     if got is None or got[0] != lesson or got[1].get("status") not in ("starting", "running"):
         return None
+    shared = relay.fork_state(code, lesson, got[1].get("run"))
+    if shared is not None and type(shared.get("step")) is int:  # checked in full where it is used
+        return {"step": shared["step"], "shared": shared, "run": got[1].get("run")}
     states = [s for s in got[1].get("states") or [] if isinstance(s.get("weights"), list)]
     if not states:
         return None
@@ -187,7 +194,7 @@ def _try_it(lesson: str) -> None:
         ghosts.pop(lesson, None)
     _set_following(False)
     st.session_state["room_note"] = (
-        f"Your own copy of the teacher's run at iteration {fork['step']:,}: press Train to go on from there." if fork
+        f"Your own copy of the teacher's run as it was at step {fork['step']:,}: train it to go on from there." if fork
         else "Your own copy of the teacher's settings: change them, or press Train to run them yourself.")
 
 
@@ -259,5 +266,10 @@ def chart(lesson: str, key: str) -> None:
     if got is None or got[0] != lesson:
         st.info("The teacher's run shows here when the teacher presses Train.")
         return
-    payload = got[1]
-    follow_chart({**payload, "feed": f"{relay.PREFIX}{code}/live?lesson={lesson}", "follow": True}, key=key)
+    payload, feed = got[1], f"{relay.PREFIX}{code}/live?lesson={lesson}"
+    if presenting():  # this view's scale, whatever the teacher's view is (the relay's copy has none)
+        payload = presented(payload)
+        payload.pop(PLAIN)
+        payload["layout_id"] = layout_id(payload["layout"], payload.get("base"))
+        feed += "&present=1"
+    follow_chart({**payload, "feed": feed, "follow": True}, key=key)

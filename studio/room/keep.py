@@ -1,7 +1,8 @@
 """A student's work, kept by the class under the browser's id: a reload or a Wi-Fi drop gives the student a new
 Streamlit session, which rejoins the class (``panel.restore``) and gets back their last finished run of each
-lesson with a Train button (lessons 2 and 3) and their lesson 6 code. Kept with the class's other data, and
-deleted with it (``KEEP_DAYS`` after the class ends, or at once with "Delete this class's data")."""
+lesson with a Train button (lessons 2 and 3), their lesson 5 model where its last run left it (its history and
+state, ``studio.playground_session``) and their lesson 6 code. Kept with the class's other data, and deleted
+with it (``KEEP_DAYS`` after the class ends, or at once with "Delete this class's data")."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from .classes import KEEP
 log = logging.getLogger(__name__)
 FINISHED = ("done", "stopped", "diverged")
 MAX_CODE = 20_000  # characters of lesson 6 code kept per challenge
+MAX_STATE_BYTES = 4_000_000  # a lesson's kept state (lesson 5's history, curves and model): a larger one is not kept
 _SAVED = "room_kept_runs"  # session: the run ids already kept
 _BACK = "room_run_back"  # session: lesson -> the run id a reload brought back
 
@@ -59,17 +61,12 @@ def saved_run(lesson: str):
 
     from ..runner import LiveRun
 
-    student, ss = panel.joined(), st.session_state
-    if student is None or ss.get(f"room_kept_read_{lesson}"):
+    ss, data = st.session_state, _once(f"run:{lesson}")
+    if data is None:
         return None
-    ss[f"room_kept_read_{lesson}"] = True
     try:
-        raw = panel.classes().store.get(_key(student, f"run:{lesson}"))
-        if raw is None:
-            return None
-        data = json.loads(raw)
         kind, config, snaps, record = from_json(data["file"])
-    except Exception:  # the store failed, or what it holds no longer reads: the page starts without it
+    except Exception:  # what the store holds no longer reads: the page starts without it
         log.exception("a kept run could not be read back")
         return None
     if kind != lesson or not snaps:
@@ -88,6 +85,44 @@ def saved_run(lesson: str):
 def brought_back(lesson: str, run) -> bool:
     """Whether ``run`` is the one a reload brought back (the page says so)."""
     return run is not None and st.session_state.get(_BACK, {}).get(lesson) == run.run_id
+
+
+def in_class() -> bool:
+    return panel.joined() is not None
+
+
+def save_state(lesson: str, state: dict) -> None:
+    """Keep ``state`` (plain data, as JSON) as this student's last work in ``lesson``, for a reload to give back."""
+    student = panel.joined()
+    if student is None:
+        return
+    try:
+        body = json.dumps(state, separators=(",", ":"), allow_nan=False).encode()
+        if len(body) <= MAX_STATE_BYTES:
+            panel.classes().store.put(_key(student, f"state:{lesson}"), body, KEEP)
+    except Exception:
+        log.exception("a lesson's state could not be kept")
+
+
+def saved_state(lesson: str) -> dict | None:
+    """This student's kept state of ``lesson``, once per session (after a reload); None when there is none."""
+    return _once(f"state:{lesson}")
+
+
+def _once(what: str) -> dict | None:
+    """What the class kept of this student's under ``what``, read once per session (after a reload); None when it
+    kept nothing, or the store failed (the page starts without it)."""
+    student, ss = panel.joined(), st.session_state
+    if student is None or ss.get(f"room_kept_read_{what}"):
+        return None
+    ss[f"room_kept_read_{what}"] = True
+    try:
+        raw = panel.classes().store.get(_key(student, what))
+        data = json.loads(raw) if raw is not None else None
+    except Exception:
+        log.exception("what the class kept could not be read back")
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def save_code(sources: dict[str, str]) -> None:

@@ -1,6 +1,6 @@
 """The teacher's side of following: every script run of a teaching browser names its lesson and settings to the
 class (``Classes.lead``, written only when one changed), and its live run is relayed to the class
-(``relay.mirror``) while it goes. Students' pages follow (``studio.room.follow``)."""
+(``mirror.mirror``) while it goes. Students' pages follow (``studio.room.follow``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import streamlit as st
 from .. import links
 from ..lessons import lesson as _lesson
 from ..lessons import lessons
-from . import panel, relay
+from . import panel
+from .mirror import mirror
 
 log = logging.getLogger(__name__)
 HOME = "home"  # the home page, as a followed lesson
@@ -65,4 +66,4 @@ def relay_run(run) -> None:
     if held is None or st.session_state.get(_MIRRORED) == run.run_id:
         return
     st.session_state[_MIRRORED] = run.run_id
-    relay.mirror(*held, run.lesson, settings_now(run.lesson), run)
+    mirror(*held, run.lesson, settings_now(run.lesson), run)

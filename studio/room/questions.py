@@ -10,7 +10,6 @@ them. Question and choices are the teacher's text: shown as plain text, never as
 from __future__ import annotations
 
 import logging
-import math
 import statistics
 
 import streamlit as st
@@ -24,13 +23,13 @@ from ..live_view import current_run
 from ..presenter import presenting
 from . import panel
 from .classes import MAX_QUESTION, ClassError, Question
+from .outcome import STALL, judge, outcome_of  # noqa: F401 - what happened is the question's too
 
 log = logging.getLogger(__name__)
 # Ready-made for a lesson with runs (its registry entry has a config): each choice is one outcome a run can have
 READY = {"down": "The loss goes down", "up": "It blows up (NaN)", "stall": "It stalls"}
 CHOICE_TEXT, NUMBER_TEXT = "What will the loss do?", "What will the final loss be?"
 KINDS = ("Choices", "A number")
-STALL = 0.05  # a loss that ends less than 5% below where it started has stalled
 _ERROR = "room_error"  # where panel.guarded leaves a refusal: moved here, by the question, to be seen on a phone
 _SENT = "ask_sent"  # (question id, this student's answer)
 def question_bar(lesson: str) -> None:
@@ -114,12 +113,8 @@ def _teacher_result(held: tuple[str, str], q: Question, lesson: str) -> None:
     outcome = q.outcome
     if not outcome:
         run = current_run(q.lesson or lesson)
-        if run is None or run.run_id != q.run_id:
-            st.caption("The run the class predicted is no longer on this page (a reload forgets it), so its "
-                       "answers cannot be set beside it. Ask again before your next run.")
-            return
-        if run.running:
-            count = len(panel.classes().answers(held[0], q.id))
+        if run is None or run.run_id != q.run_id or run.running:  # not on this page (a reload): the relay
+            count = len(panel.classes().answers(held[0], q.id))  # records its outcome when it ends
             st.info(f"{count} answered before this run. Their answers show here when it ends.")
             return
         outcome = outcome_of(run)
@@ -217,33 +212,6 @@ _ACTIONS = {"ask": _ask, "send": _send,
 
 
 # ---- what happened ----
-def judge(first: float, final: float, step: int, diverged: bool, stopped: bool = False) -> dict:
-    """What a run did, in a question's words: the loss went down (its final loss clearly below its first),
-    blew up (diverged, or no finite loss: then it has no final loss), or stalled (otherwise). Pure."""
-    if diverged or not math.isfinite(final):  # no final loss to mark: the run ended on its blow-up
-        grew = f"grew to {final:.3g}" if math.isfinite(final) else "was no longer a finite number"
-        kind, text, final = "up", f"It blew up: by step {step:,} the loss {grew}, and training stopped.", math.nan
-    elif final < first * (1 - STALL):
-        kind, text = "down", f"The loss went down, from {first:.4g} to {final:.4g} at step {step:,}."
-    else:
-        kind, text = "stall", f"It stalled: the loss went from {first:.4g} to {final:.4g} by step {step:,}."
-    if stopped:
-        text += " The run was stopped before its end."
-    return {"kind": kind, "first": first, "final": final if math.isfinite(final) else None, "step": step,
-            "text": text}
-
-
-def outcome_of(run) -> dict:
-    """What the teacher's finished run did, from its first and last recorded states (the lesson's loss curve)."""
-    figures = lessons.lesson(run.lesson).run_figures
-    snaps, _ = run.view()
-    if figures is None or not snaps or run.status == "error":
-        return {"kind": "", "text": "The run ended before it could tell."}
-    _, first = figures.curve(snaps[0])
-    step, final = figures.curve(snaps[-1])
-    return judge(float(first), float(final), int(step), run.status == "diverged", run.status == "stopped")
-
-
 def happened(q: Question, outcome: dict) -> int | None:
     """The choice that came true: the ready-made one for the run's outcome, when the question offers it."""
     said = READY.get(outcome.get("kind", ""), "").casefold()

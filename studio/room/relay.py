@@ -1,8 +1,8 @@
 """The teacher's live run, relayed through the class store to every follower, on any worker process.
 
 The teacher's page publishes its run on the live feed (``studio.feed``) as always. While the teacher teaches a
-class, ``mirror`` also copies each new build of that run's payload (the feed's ``_Built``: made at most every
-``feed.BUILD_EVERY`` s, whoever asks) into the store under ``class:<code>:live``, with a counter beside it. A
+class, ``studio.room.mirror`` also copies each new build of that run's payload (the feed's ``_Built``: made at most
+every ``feed.BUILD_EVERY`` s, whoever asks) into the store under ``class:<code>:live``, with a counter beside it. A
 follower's live chart reads ``/api/class/<code>/live``: its worker reads the counter at most every
 ``LOOK_EVERY`` s per class (one store read for all its followers), rebuilds the payload once per new copy, and
 answers each chart with only what is new, as the feed does. A chart with nothing new is held on the event loop
@@ -32,7 +32,12 @@ from starlette.routing import Route
 from .. import feed
 from ..process import process_wide
 from . import classes as _rules
-from .classes import CODE_LENGTH, IDLE, clean_code
+from .classes import CODE_LENGTH, clean_code
+from .mirror import count_key, live_key
+from .mirror import fork_state as fork_state  # what the relay gives followers, where they read it
+from .mirror import newest as newest
+from .mirror import teacher_ghost as teacher_ghost
+from .mirror import teacher_run as teacher_run
 
 log = logging.getLogger(__name__)
 
@@ -45,97 +50,8 @@ FOLLOW_CHECK = 0.05
 _HEADERS = {"Cache-Control": "no-store"}
 
 
-def _live(code: str) -> str:
-    return f"class:{code}:live"
-
-
-def _live_count(code: str) -> str:
-    return f"class:{code}:live_n"
-
-
-def _ghost(code: str) -> str:
-    return f"class:{code}:ghost"
-
-
-def _run_file(code: str) -> str:
-    return f"class:{code}:run_file"
-
-
 def _classes():
     return _rules.shared()
-
-
-# ---- the teacher's side ----
-
-def copy(code: str, lesson: str, built) -> None:
-    """Put one build of the teacher's run where followers read it."""
-    store = _classes().store
-    body = feed._dumps({"lesson": lesson, "payload": {**built.full, "layout_id": built.layout_id}})
-    store.put(_live(code), body, IDLE)
-    store.count(_live_count(code), IDLE)
-
-
-def mirror(code: str, key: str, lesson: str, settings: dict, run) -> threading.Thread:
-    """Copy ``run`` (published on the feed) to the class until it ends, in a thread of its own; the class then
-    follows it (``Classes.lead`` names it, which closes an open question)."""
-    def work() -> None:
-        last = None
-        try:
-            while True:
-                going = run.running
-                built = feed.build(run)
-                if built is not last:
-                    copy(code, lesson, built)
-                    if last is None:  # the copy is there before followers' pages are told to look for it
-                        _classes().lead(code, key, lesson, settings, run.run_id)
-                    last = built
-                if not going or run.payload is None:
-                    keep_finished(code, lesson, run)
-                    _classes().touch(code, key)  # followers' pages redraw: the teacher's replay is there
-                    return
-                time.sleep(feed.BUILD_EVERY)
-        except Exception:  # the class store failed: the teacher's own run goes on
-            log.exception("relaying run %s to class %s failed", run.run_id, code)
-
-    thread = threading.Thread(target=work, name=f"relay-{code}", daemon=True)
-    thread.start()
-    return thread
-
-
-def keep_finished(code: str, lesson: str, run) -> None:
-    """The teacher's finished run, for followers: its run file (their replay) and what a ghost keeps of it (its
-    loss curve, its final boundary) for students who try it themselves to compare with."""
-    # the lesson's figures come with torch: loaded here, by the teacher's finished run, never with the routes
-    from autodiff_core.figures.classroom import ghost_record
-    from autodiff_core.run_file_json import MAX_JSON_BYTES
-    from autodiff_core.runs_io import run_record, to_json
-
-    from ..lessons import lesson as registered
-
-    snaps = run.view()[0] if run.status in ("done", "stopped", "diverged") else []
-    figures = registered(lesson).run_figures
-    if not snaps or figures is None:
-        return
-    store = _classes().store
-    ghost = ghost_record(figures, "", snaps)
-    store.put(_ghost(code), feed._dumps({"lesson": lesson, "run_id": run.run_id, "ghost": ghost}), IDLE)
-    file = to_json(run_record(lesson, run.config, snaps, status=run.status, message=run.message))
-    if len(file) <= MAX_JSON_BYTES:
-        store.put(_run_file(code), feed._dumps({"lesson": lesson, "run_id": run.run_id, "file": file}), IDLE)
-
-
-def teacher_run(code: str, lesson: str) -> tuple[str, str] | None:
-    """(run id, run file) of the teacher's last finished run of ``lesson``; None when there is none."""
-    body = _classes().store.get(_run_file(code))
-    data = json.loads(body) if body is not None else None
-    return (data["run_id"], data["file"]) if data is not None and data.get("lesson") == lesson else None
-
-
-def teacher_ghost(code: str, lesson: str) -> dict | None:
-    """The ghost of the teacher's last finished run of ``lesson``; None when there is none."""
-    body = _classes().store.get(_ghost(code))
-    data = json.loads(body) if body is not None else None
-    return data if data is not None and data.get("lesson") == lesson else None
 
 
 # ---- what a worker knows of a class ----
@@ -148,6 +64,7 @@ class _Seen:
     copies: int = 0
     lesson: str = ""
     built: object = None  # feed._Built of the newest copy
+    presented: tuple | None = None  # (built, its feed._Built at the presenter's scale), for charts in that view
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
@@ -175,10 +92,10 @@ def look(code: str) -> _Seen:
             return _Seen(at=time.perf_counter())
         seen.version = -1 if room.over else room.version
         seen.news = classes.news(code)
-        raw = classes.store.get(_live_count(code))
+        raw = classes.store.get(count_key(code))
         copies = int(raw) if raw else 0
         if copies != seen.copies:
-            body = classes.store.get(_live(code))
+            body = classes.store.get(live_key(code))
             if body is not None:
                 data = json.loads(body)
                 payload = data["payload"]
@@ -195,17 +112,23 @@ def look(code: str) -> _Seen:
     return seen
 
 
+def presented(seen: _Seen):
+    """The newest copy at the presenter's scale (a follower in the presenter view), made once per copy."""
+    from ..presenter import presented as scaled  # with the figures' theme: only once a presenter follows
+
+    built, done = seen.built, seen.presented
+    if built is None:
+        return None
+    if done is None or done[0] is not built:
+        data = scaled(built.full)
+        data.pop(feed.PLAIN)
+        previous = done[1] if done is not None and done[1].full.get("run") == built.full.get("run") else None
+        seen.presented = done = (built, feed._Built(built.key, data, previous))
+    return done[1]
+
+
 async def _look(code: str) -> _Seen:
     return _seen[code] if _fresh(code) else await run_in_threadpool(look, code)
-
-
-def newest(code: str) -> tuple[str, dict] | None:
-    """(lesson, payload) of the newest copy of the teacher's run, read now; None when there is none."""
-    body = _classes().store.get(_live(code))
-    if body is None:
-        return None
-    data = json.loads(body)
-    return data.get("lesson", ""), data["payload"]
 
 
 # ---- the routes ----
@@ -236,7 +159,8 @@ async def _look_or_none(code: str) -> _Seen | None:
 
 async def follow_route(request: Request) -> Response:
     """What a follower's chart lacks: the newest run whole when the chart shows another (``?run=``), else what is
-    new since its newest state (``?after=``, ``?layout=``), as ``studio.feed`` answers."""
+    new since its newest state (``?after=``, ``?layout=``), as ``studio.feed`` answers; at the presenter's scale with
+    ``?present=1``."""
     code = _code(request)
     if not code:
         return _json({"error": "No such class."}, 404)
@@ -252,7 +176,7 @@ async def follow_route(request: Request) -> Response:
             return _UNAVAILABLE()
         if seen.version < 0:
             return _json(_GONE, 404)
-        built = seen.built
+        built = presented(seen) if q.get("present") == "1" else seen.built
         if built is None or seen.lesson != q.get("lesson", seen.lesson):
             body = None  # nothing of this lesson yet: the chart waits
         elif built.full.get("run") != q.get("run"):

@@ -294,3 +294,87 @@ def test_a_store_that_fails_leaves_the_board_page_drawn_without_a_traceback(app,
     app.session_state[board.PICK] = ("logistic", 0)
     app.run()
     assert not app.exception and app.title[0].value == "Class board"
+
+
+def test_a_sent_lesson_6_function_keeps_its_code_and_a_click_on_the_board_brings_it_whole(room_store, new_app):
+    """A run of lesson 5 with a student's Function as its activation: its setting is the Function's name and packed
+    code, sent whole (it was cut at 80 characters, which no click could load); the table shows the name."""
+    from studio.room.classes import MAX_SENT_SETTING
+    from studio.session_functions import MAX_LINK_CODE, PENDING, name_of, pack
+
+    assert MAX_SENT_SETTING >= MAX_LINK_CODE + 100  # the longest a link carries, with its name
+    t, code = teacher(new_app)
+    name = name_of(CHALLENGES["relu"], RELU)
+    value = f"{name} {pack(RELU)}"
+    assert len(value) > 200
+    bo = room_store.join(code, "browser-of-bo-xxxxxxxxxx", "bo", "Bo")
+    room_store.submit(bo, code, {"lesson": "playground", "run_id": "r1", "figures": {"test_loss": 0.2},
+                                 "settings": {"pg_activation": value, "pg_lr": "0.03"}})
+    [sub] = room_store.submissions(code)
+    assert sub["settings"]["pg_activation"] == value
+    board_page(t)
+    [row] = table(t)
+    assert row["Activation"] == f"{name}…"
+    t.session_state[board.PICK] = ("playground", 0)
+    t.run()
+    assert not t.exception, [e.value for e in t.exception]
+    assert t.title[0].value.startswith("5 ·")
+    assert t.session_state[PENDING]["pg_activation"] == (name, "relu", RELU)  # waits for the teacher's consent
+
+
+def _tab_container(at):
+    def walk(node):
+        if type(node).__name__ == "Block" and node.proto.WhichOneof("type") == "tab_container":
+            yield node.proto.tab_container
+        for child in getattr(node, "children", {}).values():
+            yield from walk(child)
+
+    [found] = walk(at._tree)
+    return found
+
+
+def test_the_tab_the_teacher_has_open_stays_open_when_a_lesson_gets_its_first_run(room_store, new_app):
+    """A lesson's first run adds its tab before the others (in lesson order): the tabs are new, and they used to
+    open on the first; they open on the one the teacher had open."""
+    t, code = teacher(new_app)
+    bo = room_store.join(code, "browser-of-bo-xxxxxxxxxx", "bo", "Bo")
+    for lesson, run in (("logistic", "r1"), ("playground", "r2")):
+        room_store.submit(bo, code, {"lesson": lesson, "run_id": run, "figures": {"loss": 0.2}, "settings": {}})
+    board_page(t)
+    assert [x.label for x in t.tabs] == ["3 · Logistic regression", "5 · Classification playground"]
+    t.session_state[board.TAB] = "5 · Classification playground"  # the teacher clicks lesson 5's tab
+    t.run()
+    room_store.submit(bo, code, {"lesson": "two_layer", "run_id": "r3", "figures": {"loss": 0.3}, "settings": {}})
+    t.run()  # the watch's rerun on the news
+    assert not t.exception
+    tabs = [x.label for x in t.tabs]
+    assert tabs[0].startswith("2 ·") and tabs[_tab_container(t).default_tab_index] == "5 · Classification playground"
+
+
+def test_a_playground_that_was_only_stepped_sends_its_state(room_store, new_app):
+    """Lesson 5 trained with Step alone has no run, and had no Send button: it sends the model's state, with the
+    settings of its last step; each state once. After a run and more steps, the state, not the run."""
+    from autodiff_core.playground import Playground, PlaygroundConfig
+
+    _, code = teacher(new_app)
+    s = student(new_app, code, "Ada")
+    s.switch_page("pages/playground.py").run()
+    assert not [b for b in s.button if b.key == "playground_send"]  # step 0: nothing worth sending yet
+    s.number_input(key="pg_lr").set_value(0.1).run()
+    for _ in range(3):
+        s.button(key="pg_step").click().run()
+    s.number_input(key="pg_lr").set_value(0.3).run()  # after the steps: not what they were trained with
+    s.button(key="playground_send").click().run()
+    assert not s.exception and [x.value for x in s.success][-1] == board.SENT
+    [sub] = room_store.submissions(code)
+    reference = Playground(PlaygroundConfig(learning_rate=0.1))
+    for _ in range(3):
+        reference.step()
+    assert sub["settings"]["pg_lr"] == "0.1" and sub["figures"]["steps"] == 3
+    assert sub["figures"]["test_loss"] == pytest.approx(reference.snapshot().test_loss)
+    s.button(key="playground_send").click().run()
+    assert [x.value for x in s.error][-1] == "You already sent this run to the class."
+    s.button(key="pg_step").click().run()
+    s.button(key="playground_send").click().run()
+    assert [x.value for x in s.success][-1] == board.SENT and room_store.submissions(code)[-1]["figures"]["steps"] == 4
+    assert room_store.submissions(code)[-1]["settings"]["pg_lr"] == "0.3"

@@ -9,6 +9,7 @@ import json
 import time
 
 import pytest
+import torch
 from starlette.requests import Request
 
 from studio import feed
@@ -297,3 +298,127 @@ def test_asking_for_codes_of_no_class_keeps_nothing(room_store):
         if room_store.room(code) is None:
             assert _get(relay.watch_route, f"/api/class/{code}/watch", "what=version&since=5") == (200, {"value": -1})
     assert len(relay._seen) == before
+
+
+def _playground_reference(config, steps: int):
+    """The teacher's run, uninterrupted: a fresh model of the teacher's settings, ``steps`` steps on."""
+    from autodiff_core.playground import Playground
+
+    pg = Playground(config)
+    for _ in range(steps):
+        pg.step()
+    return pg
+
+
+def test_try_it_yourself_mid_run_in_the_playground_goes_on_from_the_teacher_s_state(room_store, new_app):
+    teacher, (code, _) = _teacher(new_app)
+    teacher.switch_page("pages/playground.py").run()
+    teacher.select_slider(key="pg_speed").set_value("50").run()
+    student = _student(new_app, code)
+    assert _title(student).startswith("5 ·")
+    teacher.button(key="pg_play").click().run()
+    run = teacher.session_state["playground_run"]
+    deadline = time.monotonic() + 30
+    while (shared := relay.fork_state(code, "playground", run.run_id)) is None or shared["step"] < 20:
+        assert time.monotonic() < deadline, "the teacher's state never reached the class"
+        time.sleep(0.05)
+    student.run()
+    student.button(key="room_try").click().run()
+    assert not student.exception
+    fork = student.session_state["room_fork"]["playground"]
+    pg = student.session_state["pg_session"].model
+    assert fork["step"] >= 20 and pg.steps_done == pg.forked_at == fork["step"]
+    assert any(f"the teacher's step {fork['step']:,}" in i.value for i in student.info)
+    assert not [b for b in student.button if b.key == "playground_send"]  # the teacher's state is not the student's
+    reference = _playground_reference(run.config, fork["step"])  # the teacher's run, had nobody forked it
+    assert all(torch.equal(a, b) for a, b in zip(pg.params, reference.params, strict=True))
+    teacher.button(key="pg_pause").click().run()
+
+    student.button(key="pg_step").click().run()  # the student trains on, as the teacher's run would have
+    student.button(key="pg_step").click().run()
+    reference.step()
+    reference.step()
+    assert pg.steps_done == fork["step"] + 2 and [b for b in student.button if b.key == "playground_send"]
+    assert all(torch.equal(a, b) for a, b in zip(pg.params, reference.params, strict=True))
+    assert student.session_state["pg_session"].history[-1].train_loss == reference.snapshot().train_loss
+    assert not [b for b in student.get("download_button") if "pg_export" in b.proto.id]  # a script starts at 0
+    student.button(key="pg_unfork").click().run()  # back to the student's own start
+    assert student.session_state["pg_session"].model.steps_done == 0
+    assert "playground" not in student.session_state["room_fork"]
+    assert not any("the teacher's step" in i.value for i in student.info)
+    student.button(key="pg_step").click().run()
+    assert [b for b in student.get("download_button") if "pg_export" in b.proto.id]
+
+
+def test_a_reload_gives_back_the_student_s_lesson_5_model_where_its_last_run_left_it(room_store, new_app,
+                                                                                      monkeypatch):
+    from studio.room import memory
+
+    monkeypatch.setattr(memory, "known_browser", lambda: True)  # AppTest has no cookies: the id is set below
+    _, (code, _) = _teacher(new_app)
+    student = _student(new_app, code)
+    student.switch_page("pages/playground.py").run()
+    student.button(key="pg_step").click().run()
+    student.select_slider(key="pg_speed").set_value("200").run()
+    student.button(key="pg_play").click().run()
+    time.sleep(0.5)
+    student.button(key="pg_pause").click().run()
+    wait_for_run(student, "playground", timeout=10)
+    mine = student.session_state["pg_session"]
+    assert mine.model.steps_done > 1
+
+    again = _reloaded(new_app, student)
+    again.switch_page("pages/playground.py").run()
+    assert not again.exception
+    back = again.session_state["pg_session"]
+    assert back.model.steps_done == mine.model.steps_done and back.brought_back == mine.model.steps_done
+    assert all(torch.equal(a, b) for a, b in zip(back.model.params, mine.model.params, strict=True))
+    assert [s.step for s in back.curve] == [s.step for s in mine.curve]  # the curves from step 0
+    assert back.history[0].step == 0 and back.history[-1] == mine.history[-1]
+    assert any("the reload brought it back" in c.value for c in again.caption)
+    assert payload(again, "playground_live")["states"][-1]["step"] == mine.model.steps_done
+    for at in (student, again):  # and it trains on as it would have without the reload
+        at.button(key="pg_step").click().run()
+    assert back.history[-1].train_loss == mine.history[-1].train_loss
+    assert not any("the reload brought it back" in c.value for c in again.caption)
+
+
+def test_followers_charts_take_their_own_view_s_scale_not_the_presenting_teacher_s(room_store, new_app):
+    from autodiff_core.figures.theme import FONT_SIZE, PRESENT_FONT
+    from studio.presenter import PLOT_HEIGHT
+
+    teacher, (code, _) = _teacher(new_app)
+    teacher.toggle(key="present").set_value(True).run()
+    teacher.switch_page("pages/playground.py").run()
+    teacher.select_slider(key="pg_speed").set_value("20").run()
+    student = _student(new_app, code)
+    teacher.button(key="pg_play").click().run()
+    deadline = time.monotonic() + 30
+    while (got := relay.newest(code)) is None or not got[1]["states"] or not got[1].get("flow"):
+        assert time.monotonic() < deadline, "the teacher's run never reached the relay"
+        time.sleep(0.05)
+    mine = payload(teacher, "playground_live")  # the projector's chart: the presenter's scale
+    assert mine["layout"]["font"]["size"] == PRESENT_FONT and mine["height"] == PLOT_HEIGHT and "plain" not in mine
+    assert mine["diagram"]["font"]["size"] == mine["flow"]["layout"]["font"]["size"] == PRESENT_FONT
+
+    def plain(data):
+        assert data["layout"]["font"]["size"] == FONT_SIZE and data["height"] != PLOT_HEIGHT and "plain" not in data
+        assert data["diagram"]["font"]["size"] == data["flow"]["layout"]["font"]["size"] == FONT_SIZE
+
+    plain(got[1])  # what the class reads
+    student.run()
+    chart = payload(student, "playground_live")
+    plain(chart)
+    assert chart["feed"] == f"/api/class/{code}/live?lesson=playground"
+    time.sleep(relay.LOOK_EVERY * 2)
+    path = f"/api/class/{code}/live"
+    status, whole = _get(relay.follow_route, path, "lesson=playground&run=another")
+    assert status == 200 and whole["full"]
+    plain(whole)
+    status, big = _get(relay.follow_route, path, "lesson=playground&run=another&present=1")
+    assert big["layout"]["font"]["size"] == PRESENT_FONT and big["height"] == PLOT_HEIGHT
+    student.toggle(key="present").set_value(True).run()  # a follower in the presenter view: its own scale, big
+    chart = payload(student, "playground_live")
+    assert chart["layout"]["font"]["size"] == PRESENT_FONT and chart["feed"].endswith("&present=1")
+    assert chart["layout_id"] == big["layout_id"]  # the relay's answers at that scale keep the chart's layout
+    teacher.button(key="pg_pause").click().run()

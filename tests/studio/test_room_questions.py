@@ -316,3 +316,75 @@ def test_a_store_that_fails_under_the_question_is_one_sentence(room_store, teach
     at.run()
     assert not at.exception and panel.UNAVAILABLE in [c.value for c in at.main.caption]
     assert at.title[0].value.startswith("3 ·")  # the lesson itself still draws
+
+
+def test_a_teacher_who_reloads_mid_run_still_gets_the_question_s_outcome(room_store, new_app, monkeypatch):
+    """The reload forgets the run on the teacher's page; the relay, which copies the run to the class, records what
+    it did when it ends (here: the old session's run released, as the reaper releases a closed tab's)."""
+    import time
+
+    from studio.room import relay
+
+    monkeypatch.setattr(rc, "shared", lambda: room_store)  # the relay's thread reads the class the pages read
+    room, key = room_store.start()
+    at = new_app()
+    at.session_state["room_teacher"] = (room.code, key)
+    at.run()
+    at.switch_page(PAGE).run()
+    ask(at)
+    q = room_store.room(room.code).question
+    ada = student(room_store, new_app, room.code)
+    ada.radio(key=f"ask_pick_{q.id}").set_value("The loss goes down").run()
+    ada.button(key="ask_send").click().run()
+    at.number_input(key="lr_iters").set_value(2000).run()
+    at.number_input(key="lr_stop").set_value(1.0).run()
+    at.select_slider(key="logistic_speed").set_value("50").run()
+    at.button(key="logistic_train").click().run()
+    run = at.session_state["logistic_run"]
+    deadline = time.monotonic() + 30
+    while room_store.room(room.code).question.run_id != run.run_id or (run.last is None or run.last.iteration < 20):
+        assert time.monotonic() < deadline, "the relay never led the class to the run"
+        time.sleep(0.05)
+
+    again = new_app()  # the teacher's reload: a new session, the key from the browser's cookie
+    again.session_state["room_teacher"] = (room.code, key)
+    again.run()
+    again.switch_page(PAGE).run()
+    assert not again.exception and "1 answered before this run" in texts(again)
+    run.release()  # the old tab's session is gone: its run is stopped and its states dropped
+    deadline = time.monotonic() + 20
+    while not room_store.room(room.code).question.outcome:
+        assert time.monotonic() < deadline, "the run's end was never recorded for the question"
+        time.sleep(0.05)
+    outcome = room_store.room(room.code).question.outcome
+    assert outcome["kind"] == "down" and "stopped before its end" in outcome["text"]
+    assert relay.newest(room.code)[1]["run"] == run.run_id
+    again.run()  # the news brings the teacher's page its rerun
+    assert chart(again)["data"][0]["y"] == [1, 0, 0] and "What happened:" in texts(again)
+
+
+def test_numbers_that_span_decades_go_on_a_log_axis_with_bins_even_on_it():
+    """Guesses of a final loss from 0.001 to 3: on a linear axis all but one share the first bar; on a log axis each
+    decade has its bars, and the run's mark sits where its number is."""
+    import math
+
+    from autodiff_core.figures.answers import number_figure
+
+    guesses = [0.001, 0.002, 0.01, 0.05, 0.3, 3.0]
+    edges, counts = number_bins(guesses, actual=0.02, log=True)
+    assert edges[0] == 0.001 and edges[-1] == 3.0 and sum(counts) == len(guesses)
+    ratios = [b / a for a, b in zip(edges, edges[1:], strict=False)]
+    assert max(ratios) == pytest.approx(min(ratios))  # equal widths on the log axis
+    for g in guesses:  # each guess in the bar that covers it
+        i = next(i for i, (a, b) in enumerate(zip(edges, edges[1:], strict=False)) if a <= g <= b)
+        assert counts[i] >= 1
+    fig = number_figure(guesses, actual=0.02).to_plotly_json()
+    assert fig["layout"]["xaxis"]["type"] == "log"
+    [line] = fig["layout"]["shapes"]
+    assert line["x0"] == line["x1"] == 0.02  # plotly.js 4 takes a shape on a log axis in data units,
+    assert fig["layout"]["annotations"][0]["x"] == pytest.approx(math.log10(0.02))  # an annotation in log10 units
+    bars = fig["data"][0]
+    assert [c - w / 2 for c, w in zip(bars["x"], bars["width"], strict=True)] == pytest.approx(edges[:-1])
+    for linear in ([0.1, 0.12, 0.6], [-1.0, 5.0, 50.0], [0.0, 0.5, 20.0]):  # within a decade, or not all positive
+        fig = number_figure(linear, actual=0.3).to_plotly_json()
+        assert fig["layout"]["xaxis"]["type"] == "linear" and fig["layout"]["shapes"][0]["x0"] == 0.3
