@@ -30,7 +30,7 @@ MAX_STEPS = 500  # a whole run of them takes well under a second (bench/landscap
 class LandscapeConfig:
     """Everything that decides a run. The defaults show momentum's speed-up on a narrow bowl."""
 
-    surface: str = "Narrow bowl"
+    landscape: str = "Narrow bowl"  # one of SURFACES
     conditioning: float = 20.0  # the bowl's κ = λmax/λmin: how much narrower it is than long
     learning_rate: float = 0.1  # the same for all five
     momentum: float = 0.9  # β of Momentum and Nesterov
@@ -40,7 +40,7 @@ class LandscapeConfig:
     dtype: str = "float32"
 
     def __post_init__(self) -> None:
-        require_choice("surface", self.surface, list(SURFACES))
+        require_choice("landscape", self.landscape, list(SURFACES))
         require_float("conditioning", self.conditioning, 1.0, 1000.0)
         require_float("learning_rate", self.learning_rate, 0.0, 1e3, lo_open=True)
         require_float("momentum", self.momentum, 0.0, 1.0, hi_open=True)
@@ -71,7 +71,7 @@ class LandscapeSnapshot:
 @functools.lru_cache(maxsize=32)
 def surface_of(config: LandscapeConfig) -> Surface:
     """The run's landscape (one object per config: its contours are drawn once)."""
-    return make_surface(config.surface, config.conditioning, seed=config.seed, device=config.device,
+    return make_surface(config.landscape, config.conditioning, seed=config.seed, device=config.device,
                         dtype=config.dtype)
 
 

@@ -20,8 +20,8 @@ def toy():
 
 def test_the_course_is_the_registry_in_order():
     keys = [x.key for x in lessons.lessons()]
-    assert keys == ["custom_function", "two_layer", "logistic", "xray", "playground", "write_function"]
-    assert [x.number for x in lessons.lessons()] == [1, 2, 3, 4, 5, 6]
+    assert keys == ["custom_function", "two_layer", "logistic", "xray", "playground", "write_function", "optimizers"]
+    assert [x.number for x in lessons.lessons()] == [1, 2, 3, 4, 5, 6, 7]
     assert set(runs_io.KINDS) == {x.key for x in lessons.lessons() if x.config is not None}
 
 
@@ -31,11 +31,11 @@ def test_a_preset_may_set_only_its_lessons_settings():
 
 
 def test_a_registered_lesson_is_in_navigation_and_on_the_home_page(toy, app):
-    assert any(s.value == "7 · Toy lesson" for s in app.subheader)
+    assert any(s.value == "99 · Toy lesson" for s in app.subheader)
     assert [x.key for x in lessons.lessons()][-1] == "toy_lesson"
     at = app.switch_page(toy.page).run()
     assert not at.exception, [e.value for e in at.exception]
-    assert [t.value for t in at.title] == ["7 · Toy lesson"]
+    assert [t.value for t in at.title] == ["99 · Toy lesson"]
     assert at.number_input(key="toy_lr").label == "Toy learning rate"
 
 

@@ -36,7 +36,7 @@ def train_toy(config: ToyConfig) -> Iterator[ToySnapshot]:
 
 
 TOY = Lesson(
-    "toy_lesson", 7, "Toy lesson", "A lesson that exists only for tests.",
+    "toy_lesson", 99, "Toy lesson", "A lesson that exists only for tests.",
     settings=(Setting("toy_lr", float, 0.1, 0.001, 1.0, label="Toy learning rate", help="How big a step."),
               Setting("toy_size", int, 10, 1, 100, label="Toy size")),
     presets={"As set up": {}, "Big steps": {"toy_lr": 0.9}},

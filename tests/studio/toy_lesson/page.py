@@ -7,7 +7,7 @@ from studio.page import require_app
 from studio.presets import bind_lesson, preset_picker
 
 require_app()
-st.title("7 · Toy lesson")
+st.title("99 · Toy lesson")
 bind_lesson("toy_lesson")
 preset_picker("toy_lesson")
 widget("toy_lr")
