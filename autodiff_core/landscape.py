@@ -91,6 +91,7 @@ def train_landscape(config: LandscapeConfig) -> Iterator[LandscapeSnapshot]:
     alive, lowest = [True] * len(NAMES), surface.lowest()
     for step in range(config.steps + 1):
         checkpoint()  # Stop ends the run here
+        where = torch.stack([w.detach() for w in weights])  # (5, 2) after `step` updates: a copy, kept
         losses = []
         for i, (w, update) in enumerate(zip(weights, updates, strict=True)):
             # forward and loss: the height of the landscape where this optimizer stands
@@ -105,17 +106,18 @@ def train_landscape(config: LandscapeConfig) -> Iterator[LandscapeSnapshot]:
                 update.step(w, w.grad)
             # zero grads
             w.grad = None
-        snap = _snapshot(step, weights, losses, alive, lowest)
+        snap = _snapshot(step, where, losses, alive, lowest)
         yield snap
         if snap.diverged:
             return
 
 
-def _snapshot(step: int, weights: list[torch.Tensor], losses: list[torch.Tensor], alive: list[bool],
+def _snapshot(step: int, where: torch.Tensor, losses: list[torch.Tensor], alive: list[bool],
               lowest: float) -> LandscapeSnapshot:
-    """One host sync for all five: positions and losses; a path that blew up is marked, and is NaN from then."""
-    values = torch.cat([torch.stack([w.detach() for w in weights]).view(-1), torch.stack(losses)]).tolist()
-    n = len(weights)
+    """One host sync for all five: positions (5, 2) and their losses; a path that blew up is marked, and is NaN
+    from then on."""
+    values = torch.cat([where.view(-1), torch.stack(losses)]).tolist()
+    n = len(where)
     w0, w1, loss = values[0:2 * n:2], values[1:2 * n:2], values[2 * n:]
     for i in range(n):
         if not (alive[i] and math.isfinite(loss[i]) and math.isfinite(w0[i]) and math.isfinite(w1[i])):

@@ -208,11 +208,15 @@ def _first_step(config: LandscapeConfig, run: list[Path]) -> Fact | None:
     adam_moved = max(abs(adam.w0[1] - adam.w0[0]), abs(adam.w1[1] - adam.w1[0])) / lr
     if not moved >= LONG_FIRST_STEP:
         return None
-    return Fact("first step", f"**RMSprop**'s first step moved each weight by {moved:.3g} learning rates: its mean of "
+    return Fact("first step", f"**RMSprop**'s first step moved each weight by {_rates(moved)}: its mean of "
                               f"squared gradients starts at 0, and after one step holds only (1 − α)·g², so it divides "
                               f"by √(1 − α)·|g| = |g|/{1 / math.sqrt(1 - ALPHA):.3g}. **Adam** corrects its means for "
-                              f"starting at 0, and its first step was {adam_moved:.3g} learning rates.",
+                              f"starting at 0, and its first step was {_rates(adam_moved)}.",
                 {"rmsprop": moved, "adam": adam_moved})
+
+
+def _rates(v: float) -> str:
+    return f"{v:.3g} learning rate{'' if f'{v:.3g}' == '1' else 's'}"
 
 
 def _names(names: list[str]) -> str:
