@@ -56,6 +56,8 @@ def paths(snaps: Sequence[LandscapeSnapshot]) -> list[Path]:
 def arrival(path: Path, lowest: float) -> int | None:
     """The first step at which the path is 99.9% of the way down; None if it never is."""
     gap = path.loss - lowest
+    if not gap.size:
+        return None
     hit = np.flatnonzero(gap <= DOWN * gap[0])
     return int(hit[0]) if hit.size else None
 
@@ -77,7 +79,7 @@ def story(config: LandscapeConfig, snaps: Sequence[LandscapeSnapshot]) -> list[F
     run = paths(snaps)
     lowest = surface.lowest()
     facts = [*_blowups(run, surface, snaps[-1].step)]
-    if surface.quadratic:
+    if surface.quadratic and len(run[0].loss):
         facts.append(_rate(config, surface, run[0]))
     facts += [f for f in (_zigzag(run, surface), _overshoot(run, lowest), _speedup(config, run, lowest, snaps),
                           _race(run, lowest, snaps[-1].step), _first_step(config, run)) if f is not None]
@@ -86,7 +88,10 @@ def story(config: LandscapeConfig, snaps: Sequence[LandscapeSnapshot]) -> list[F
 
 def _blowups(run: list[Path], surface: Surface, last: int):
     for p in run:
-        if p.blew_up is not None:
+        if p.blew_up == 0:
+            yield Fact("blew up", f"**{p.name}**'s loss was not a finite number even at the start, so it has no path.",
+                       {"name": p.name, "step": 0, "last": math.nan})
+        elif p.blew_up is not None:
             yield Fact("blew up", f"**{p.name}** blew up: its loss was {p.loss[-1]:.3g} at step {p.blew_up - 1}, and "
                                   f"at step {p.blew_up} no longer a finite number, so its path ends there.",
                        {"name": p.name, "step": p.blew_up, "last": float(p.loss[-1])})
@@ -164,6 +169,8 @@ def _overshoot(run: list[Path], lowest: float) -> Fact | None:
 def _speedup(config: LandscapeConfig, run: list[Path], lowest: float, snaps) -> Fact | None:
     sgd, mom = run[0], run[1]
     steps = snaps[-1].step
+    if not (len(sgd.loss) and len(mom.loss)):
+        return None  # no path to compare
     if config.momentum == 0:
         return Fact("speed-up", "With momentum 0, **Momentum** and **Nesterov** take exactly **SGD**'s steps: their "
                                 "paths lie on SGD's.", {"same": True})

@@ -44,10 +44,12 @@ def landscape_ui() -> tuple[LandscapeConfig | None, str]:
     widget("op_lr", bottom[0])
     widget("op_momentum", bottom[1])
     run = current_settings()
-    try:
+    if run.device != "cpu":
+        st.caption("Two weights are too few for a GPU to help: this lesson computes on the CPU.")
+    try:  # on the CPU whatever the sidebar says: a GPU would spend a run launching kernels for two numbers
         config = LandscapeConfig(
             landscape=ss.op_landscape, conditioning=ss.op_kappa, learning_rate=ss.op_lr, momentum=ss.op_momentum,
-            steps=ss.op_steps, seed=D.seed if run.seed is None else run.seed, device=run.device, dtype=run.dtype)
+            steps=ss.op_steps, seed=D.seed if run.seed is None else run.seed, device="cpu", dtype=run.dtype)
     except ValueError as exc:
         return None, str(exc)
     return config, ""

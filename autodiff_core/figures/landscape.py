@@ -195,8 +195,10 @@ def _finite(v: float) -> float | None:
 
 
 def _start_gap(snaps: Sequence[LandscapeSnapshot], surface: Surface, lowest: float) -> float:
-    first = snaps[0].loss[0] if snaps else surface.at(surface.start)
-    return max(first - lowest, 1e-12)
+    """How far above the lowest the start is: what the loss axis and the landscape's shades are scaled by (1 when
+    it is no finite number, as on a landscape where every path blew up at once)."""
+    gap = (snaps[0].loss[0] if snaps else surface.at(surface.start)) - lowest
+    return max(gap, 1e-12) if math.isfinite(gap) else 1.0
 
 
 def replay_caption(s: LandscapeSnapshot, steps: int) -> str:
