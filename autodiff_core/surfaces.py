@@ -86,7 +86,7 @@ def bowl(conditioning: float, dtype: torch.dtype, device: torch.device, seed: in
         return 0.5 * (gentle * w0 ** 2 + STEEP * w1 ** 2)
 
     floor = (lambda w0: 0 * w0) if conditioning >= NARROW else None  # along w0, where w1 = 0
-    return Surface("Narrow bowl", height, (-4.0, 1.5), (0.0, 0.0), (-4.5, 2.5), (-2.0, 2.0), quadratic=True,
+    return Surface("Narrow bowl", height, (-4.0, 1.5), (0.0, 0.0), (-4.5, 2.5), (-3.0, 3.0), quadratic=True,
                    floor=floor)
 
 

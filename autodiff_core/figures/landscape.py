@@ -33,14 +33,15 @@ NOW, TARGET, LOSS_NOW = 3 + N, 4 + 2 * N, 5 + 2 * N  # where each one is now (on
 # line at 99.9% of the way down; each one's loss now (five dots)
 LIVE_HEIGHT, REPLAY_HEIGHT = 760, 960
 DECADES = 10  # the loss axis reaches at most this far below the start's height above the lowest
-IMAGE_WIDTH, BANDS = 320, 18  # the landscape's picture: pixels across, and bands of loss
+IMAGE_WIDTH, LEVELS = 480, 18  # the landscape's picture: pixels across, and contour lines of loss
+LOW, LINE = "#c6dbef", "#9aa5b1"  # its shade at the lowest point, and its lines
 
 
 def contour_image(surface: Surface, start_gap: float) -> dict:
-    """The landscape as a picture under the axes (a layout image): bands of log10(loss − lowest), paler the
-    higher, with a grey line where one band meets the next, so the lines are evenly spaced down a deep, narrow
-    valley. A picture, not a contour trace: Plotly's animation path, which the live chart paints with, drops
-    contour traces. Drawn once per surface (a live run's payload is rebuilt a few times a second)."""
+    """The landscape as a picture under the axes (a layout image): log10(loss − lowest) as a shade, paler the
+    higher, with a grey contour line at each of ``LEVELS`` even steps of it, so the lines stay evenly spaced down
+    a deep, narrow valley. A picture, not a contour trace: Plotly's animation path, which the live chart paints
+    with, drops contour traces. Drawn once per surface (a live run's payload is rebuilt a few times a second)."""
     (x0, x1), (y0, y1) = surface.x_range, surface.y_range
     return {"source": _contour_png(surface, start_gap), "xref": "x", "yref": "y", "x": x0, "y": y1,
             "sizex": x1 - x0, "sizey": y1 - y0, "sizing": "stretch", "layer": "below"}
@@ -53,13 +54,15 @@ def _contour_png(surface: Surface, start_gap: float) -> str:
     ny = max(2, round(nx * (y1 - y0) / (x1 - x0)))
     _, _, z = surface.grid(nx, ny)
     shade = np.log10(np.maximum(z - surface.lowest(), 0) + 1e-2 * start_gap)  # (ny, nx), a row per y upwards
-    band = np.floor((shade - shade.min()) / max(np.ptp(shade), 1e-12) * BANDS).clip(0, BANDS - 1)
-    low, high, line = (np.array(_rgb(c), np.float64) for c in ("#c6dbef", "#ffffff", "#9aa5b1"))
-    rgb = low + (high - low) * (band / (BANDS - 1))[..., None]  # (ny, nx, 3)
-    edge = np.zeros(band.shape, bool)
-    edge[:, 1:] |= band[:, 1:] != band[:, :-1]
-    edge[1:, :] |= band[1:, :] != band[:-1, :]
-    rgb[edge] = line
+    level = (shade - shade.min()) / max(np.ptp(shade), 1e-12) * LEVELS  # 0 at the lowest point, LEVELS highest
+    # a line one pixel wide wherever the level crosses a whole number: its distance from the nearest one, in
+    # pixels, from how fast the level changes from one pixel to the next (antialiased, as a shader draws them)
+    nearest = np.clip(np.round(level), 1, LEVELS - 1)
+    per_pixel = np.hypot(*np.gradient(level)) + 1e-12
+    ink = np.clip(1 - np.abs(level - nearest) / per_pixel, 0, 1)[..., None]  # (ny, nx, 1)
+    low, high, line = (np.array(_rgb(c), np.float64) for c in (LOW, "#ffffff", LINE))
+    fill = low + (high - low) * (level / LEVELS)[..., None]  # (ny, nx, 3)
+    rgb = fill * (1 - ink) + line * ink
     return png_data_uri(rgb[::-1].round().astype(np.uint8))  # the image's first row is its top
 
 
@@ -130,7 +133,7 @@ def _layout(surface: Surface, steps: int, start_gap: float, *, top: int, bottom:
         "yaxis": {"domain": [0.42, 1], "range": list(surface.y_range), "title": {"text": "w1"}, "zeroline": False,
                   "scaleanchor": "x", "scaleratio": 1, "constrain": "domain", "constraintoward": "top"},
         "xaxis2": {"anchor": "y2", "range": [0, max(steps, 1)], "title": {"text": "step"}},
-        "yaxis2": {"domain": [0, 0.3], "anchor": "x2", "type": "log", "exponentformat": "power",
+        "yaxis2": {"domain": [0, 0.27], "anchor": "x2", "type": "log", "exponentformat": "power",
                    "range": loss_range(start_gap), "tickmode": "array", **_decade_ticks(loss_range(start_gap)),
                    "title": {"text": "loss − lowest"}},
         "legend": {"orientation": "h", "x": 0.5, "xanchor": "center", "y": 1.02, "yanchor": "bottom"},
@@ -179,7 +182,7 @@ def landscape_live_payload(snaps: Sequence[LandscapeSnapshot], surface: Surface,
     states = [{"seq": s.step, "step": s.step, "caption": caption(s, steps),
                "metrics": [["step", f"{s.step:,}"], *([n, _num(s.loss[i])] for i, n in enumerate(NAMES))],
                "traces": {NOW: _now(s)}} for s in snaps[-60:]]
-    layout = _layout(surface, steps, start_gap, top=60, bottom=60)
+    layout = _layout(surface, steps, start_gap, top=110, bottom=60)
     return _payload(run_id, status, status_text, layout, _base(surface, start_gap, steps), curves, states,
                     height=LIVE_HEIGHT, empty_caption="Press Train to draw the paths live.")
 

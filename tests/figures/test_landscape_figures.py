@@ -16,8 +16,10 @@ import pytest
 
 from autodiff_core.figures.landscape import (
     COLORS,
+    LINE,
     LOSS_NOW,
     LOSSES,
+    LOW,
     NOW,
     PATHS,
     TARGET,
@@ -103,6 +105,10 @@ def test_the_live_payload_is_strict_json_with_paths_as_points_by_step():
     assert [m[0] for m in last["metrics"]] == ["step", *NAMES] and last["metrics"][1][1] == "blew up"
 
 
+def _rgb(color: str) -> tuple[int, ...]:
+    return tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))
+
+
 def decode_png(uri: str) -> np.ndarray:
     """A data URI's PNG (8-bit RGB, filter 0 rows, as png_data_uri writes) back into pixels (h, w, 3)."""
     png = base64.b64decode(uri.split(",", 1)[1])
@@ -133,12 +139,11 @@ def test_the_landscape_is_a_png_darkest_where_the_loss_is_lowest(config):
     h, w, _ = pixels.shape
     col = round((surface.minimum[0] - x0) / (x1 - x0) * (w - 1))
     row = round((y1 - surface.minimum[1]) / (y1 - y0) * (h - 1))  # the picture's first row is its top
-    lowest_band = (0xC6, 0xDB, 0xEF)  # the darkest shade of a band (the lines between bands are grey)
-    around = pixels[max(row - 2, 0):row + 3, max(col - 2, 0):col + 3].reshape(-1, 3)
-    assert any(tuple(p) == lowest_band for p in around)
-    bands = pixels.reshape(-1, 3)[(pixels.reshape(-1, 3) != (0x9A, 0xA5, 0xB1)).any(-1)]
-    assert bands.sum(-1).min() == sum(lowest_band)  # no band is darker anywhere
-    assert pixels[0, 0].sum() > sum(lowest_band)  # a corner, high up the walls, is paler
+    at_minimum, corner = tuple(pixels[row, col]), pixels[0, 0]
+    assert at_minimum == _rgb(LOW)  # the lowest shade, and no line through the minimum itself
+    assert corner.sum() > sum(at_minimum)  # high up the walls it is paler
+    lines = (np.abs(pixels - _rgb(LINE)).sum(-1) < 12).mean()
+    assert 0.002 < lines < 0.3  # contour lines, thin ones
 
 
 def test_in_the_presenter_view_the_landscape_and_the_losses_sit_side_by_side():
