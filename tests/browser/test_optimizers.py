@@ -12,6 +12,7 @@ from autodiff_core.figures.landscape import PATHS
 from autodiff_core.optimizers import NAMES
 from testkit.browser import ARTIFACTS, set_number, set_speed, wait_idle
 from tests.browser.test_logistic import GEOMETRY_JS, assert_nothing_overlaps, overlaps
+from tests.browser.test_logistic import open_lesson as open_tab
 
 pytestmark = pytest.mark.browser
 
@@ -33,13 +34,7 @@ STORY_JS = """() => {
 
 
 def open_lesson(browser, server, size):
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e) or repr(e)))
-    page.goto(f"{server}/optimizers")
-    wait_idle(page)
-    page.get_by_role("button", name="Train").wait_for(timeout=30_000)  # after require_app's rerun
+    page = open_tab(browser, server, size, "optimizers")
     page.get_by_text("▶ Play").first.wait_for(timeout=30_000)  # the whole run, drawn before any Train
     wait_idle(page)
     return page
