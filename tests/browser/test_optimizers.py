@@ -88,3 +88,22 @@ def test_moving_the_rate_redraws_every_path_and_train_draws_them_live(server, br
     assert all(len(x) == len(stopped[0][0]) < 101 for x, _ in stopped)  # the stopped run stays on screen
     assert page.errors == []
     page.context.close()
+
+
+def test_the_presenter_view_fits_the_replay_on_a_projector_and_what_happened_follows(server, browser):
+    from tests.browser.test_presenter_replay import PRESENTER, REPLAY_BOXES
+
+    context = browser.new_context(viewport=PRESENTER)
+    page = context.new_page()
+    page.goto(f"{server}/optimizers?present=1")
+    wait_idle(page)
+    page.locator(".js-plotly-plot .slider-container").wait_for(timeout=60_000)  # the whole run, no Train needed
+    wait_idle(page)
+    page.wait_for_timeout(500)
+    boxes = page.evaluate(REPLAY_BOXES)
+    page.screenshot(path=str(ARTIFACTS / "presenter-lesson7-1280x720.png"))
+    assert max(boxes["plot"], boxes["play"], boxes["slider"]) <= PRESENTER["height"], boxes
+    assert boxes["title"].startswith("Step 100 of 0–100") and "·" in boxes["title"]  # on one line, not four
+    story = page.evaluate(STORY_JS)
+    assert story["story"]["top"] >= story["chart"]["bottom"] - 1  # what happened, under the chart
+    context.close()
