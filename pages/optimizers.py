@@ -96,8 +96,9 @@ def draw(run: LiveRun | None) -> None:
     quiet_interrupted_animations()
     spec = classroom.add_ghosts_to_spec(landscape_replay_spec(snaps, surface, shown.steps), LESSON, run)
     facts = story(shown, snaps)
-    if presenter.presenting():  # the chart fills the projector; what happened follows it
+    if presenter.presenting():  # the chart fills the projector; what happened follows it, read from the back row
         plot(spec, key=f"{LESSON}_replay", fit=True)
+        st.html(f"<style>.st-key-{LESSON}_story :is(p, li) {{ font-size: 1.35rem !important; }}</style>")
         what_happened(facts)
         return
     chart, words = st.columns([3, 2])
