@@ -62,7 +62,8 @@ if problem:
 
 shown_run = current_run(LESSON)
 if config is not None and (shown_run is None or (not shown_run.running and shown_run.config != config)):
-    # A run takes a few milliseconds: every setting that moves computes all five paths whole, at once.
+    # A run takes a fraction of a second (bench/landscape.py): every setting that moves computes all five paths
+    # whole, at once, and that is the lesson's finished run.
     snaps = whole_run(config)
     keep_run(LESSON, LiveRun.ended(LESSON, config, list(snaps), lambda s: s.step,
                                    status="diverged" if snaps[-1].diverged else "done", message=snaps[-1].message))
@@ -120,7 +121,8 @@ classroom.panel(LESSON, current_run(LESSON), live_png=False)
 
 with st.expander("Checked against torch.optim, bit for bit", expanded=False):
     st.markdown("Each update by hand runs again beside the `torch.optim` call it reproduces, from the same start on "
-                "the same landscape, and every step's weights are compared with `torch.equal`.")
+                "the same landscape, and every step's weights are compared bit for bit, as stored (a NaN or inf "
+                "included).")
     if st.button("Compare every step now", key="op_compare", disabled=config is None):
         rows = [{"Optimizer": name, "torch.optim": spec.torch_call, "Steps compared": config.steps,
                  "Same bits": "every step" if (step := first_difference(config, name)) is None

@@ -52,6 +52,7 @@ def test_each_update_by_hand_takes_torch_optims_step_bit_for_bit(name, landscape
 ], ids=["no momentum", "heavy momentum", "nesterov blows up", "huge rate"])
 def test_the_same_bits_at_the_edges_nan_and_inf_included(name, config):
     assert all(same_bits(hand, twin) for hand, twin in hand_vs_torch(config, name))
+    assert first_difference(config, name) is None  # what the page's check says
 
 
 def test_the_twins_are_the_torch_optim_calls_the_page_names():
