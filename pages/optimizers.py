@@ -1,5 +1,6 @@
 """Lesson 7: five optimizers, written by hand, on a loss landscape of two weights."""
 
+import functools
 import inspect
 
 import streamlit as st
@@ -34,25 +35,29 @@ D = LandscapeConfig()
 bind_lesson(LESSON)
 
 
+def settings_now() -> tuple[LandscapeConfig | None, str]:
+    """The config from the settings as the session holds them now, or the reason there is none (the page and
+    Train share it, so a run is always the settings of the moment it starts)."""
+    ss, run = st.session_state, current_settings()
+    try:  # on the CPU whatever the sidebar says: a GPU would spend a run launching kernels for two numbers
+        return LandscapeConfig(
+            landscape=ss.op_landscape, conditioning=ss.op_kappa, learning_rate=ss.op_lr, momentum=ss.op_momentum,
+            steps=ss.op_steps, seed=D.seed if run.seed is None else run.seed, device="cpu", dtype=run.dtype), ""
+    except ValueError as exc:
+        return None, str(exc)
+
+
 def landscape_ui() -> tuple[LandscapeConfig | None, str]:
-    """Read the widgets into a config, or return the reason there is none."""
-    ss = st.session_state
+    """Draw the widgets and read them into a config, or return the reason there is none."""
     top, bottom = st.columns([2, 1, 1]), st.columns(2)
     widget("op_landscape", top[0])
-    widget("op_kappa", top[1], disabled=ss.op_landscape != "Narrow bowl")
+    widget("op_kappa", top[1], disabled=st.session_state.op_landscape != "Narrow bowl")
     widget("op_steps", top[2])
     widget("op_lr", bottom[0])
     widget("op_momentum", bottom[1])
-    run = current_settings()
-    if run.device != "cpu":
+    if current_settings().device != "cpu":
         st.caption("Two weights are too few for a GPU to help: this lesson computes on the CPU.")
-    try:  # on the CPU whatever the sidebar says: a GPU would spend a run launching kernels for two numbers
-        config = LandscapeConfig(
-            landscape=ss.op_landscape, conditioning=ss.op_kappa, learning_rate=ss.op_lr, momentum=ss.op_momentum,
-            steps=ss.op_steps, seed=D.seed if run.seed is None else run.seed, device="cpu", dtype=run.dtype)
-    except ValueError as exc:
-        return None, str(exc)
-    return config, ""
+    return settings_now()
 
 
 with settings_box(LESSON):
@@ -69,8 +74,12 @@ if config is not None and (shown_run is None or (not shown_run.running and shown
                                    status="diverged" if snaps[-1].diverged else "done", message=snaps[-1].message))
 
 
-def start() -> LiveRun:
-    return LiveRun(LESSON, config, lambda: train_landscape(config), lambda s: s.step)
+def start() -> LiveRun | None:
+    now, _ = settings_now()
+    if now is None:
+        return None
+    # a partial of the trainer, not a closure: a process that trains runs off the server's GIL can rebuild it
+    return LiveRun(LESSON, now, functools.partial(train_landscape, now), lambda s: s.step)
 
 
 controls(LESSON, start if config else None)
