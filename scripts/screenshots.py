@@ -106,6 +106,13 @@ def lesson6(page) -> str:
     return ".js-plotly-plot", 1  # the code, the verdict and the two Jacobians
 
 
+def lesson7(page) -> str:
+    # The preset "Rosenbrock's valley": drawn live at full speed, then the replay and what happened beside it.
+    train(page, "optimizers", "Finished: all 501 steps")
+    page.get_by_text("▶ Play").first.wait_for(timeout=60_000)
+    return ".js-plotly-plot, .st-key-optimizers_story"
+
+
 def lesson8(page) -> str:
     text(page, "Asked for the same H·v through MySinhOnce")
     page.locator('[data-testid="stCode"]').filter(has_text="@once_differentiable").first.wait_for(timeout=60_000)
@@ -119,6 +126,7 @@ LESSONS = {  # number: (file name, link, what to do, returning the selector whos
     4: ("lesson4-xray.png", "/xray", lesson4),
     5: ("lesson5-playground.png", "/playground?preset=spirals-need-depth", lesson5),
     6: ("lesson6-write-function.png", "/write_function", lesson6),
+    7: ("lesson7-optimizers.png", "/optimizers?preset=rosenbrock-s-valley", lesson7),
     8: ("lesson8-function-api.png", "/function_api", lesson8),
 }
 

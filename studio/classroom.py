@@ -70,6 +70,8 @@ def ghosts(lesson: str, run: LiveRun | None, reference=None) -> list[dict]:
     teacher = teacher_ghost(lesson)  # a student's copy of the teacher's run ("Try it yourself")
     if teacher is not None:
         shown.append(teacher)
+    if _figures(lesson).decided_by_settings and reference is not None:  # the same settings draw the same curve
+        shown = [h for h in shown if h.get("config") != reference or (pin is not None and h is pin)]
     out = []
     for h in shown:
         label = h.get("label") or (difference_label(h["config"], reference) if reference is not None

@@ -27,9 +27,13 @@ from autodiff_core.data import PLAYGROUND_DATASETS
 from autodiff_core.features import DEFAULT_FEATURES, FEATURES
 from autodiff_core.figures import classroom as run_figures
 from autodiff_core.figures.classroom import RunFigures
+from autodiff_core.figures.landscape import LANDSCAPE
 from autodiff_core.functions import activation_names
 from autodiff_core.grading.challenges import CHALLENGES
+from autodiff_core.landscape import MAX_STEPS as LANDSCAPE_STEPS
+from autodiff_core.landscape import LandscapeConfig, LandscapeSnapshot
 from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, PlaygroundConfig, PlaygroundSnapshot
+from autodiff_core.surfaces import SURFACES
 
 from .links import Legacy, Setting
 from .session_functions import ActivationSetting  # a lesson 6 Function travels in links as code
@@ -133,7 +137,7 @@ SETTINGS: Mapping[str, list[Setting]] = _ByLesson("settings")
 PRESETS: Mapping[str, Mapping[str, Mapping]] = _ByLesson("presets")
 LEGACY: Mapping[str, tuple[Legacy, ...]] = _ByLesson("legacy")
 
-_L, _T, _P = LogisticConfig(), TwoLayerConfig(), PlaygroundConfig()
+_L, _T, _P, _O = LogisticConfig(), TwoLayerConfig(), PlaygroundConfig(), LandscapeConfig()
 _ACTS = tuple(activation_names())
 _FNS = tuple(FUNCTIONS)
 NUMBERS = r"[0-9eE+\-.,; ]{0,200}"  # a list of numbers as a student types it; nothing a page could render
@@ -311,6 +315,32 @@ register(Lesson(
     settings=(
         Setting("wf_challenge", str, "relu", choices=tuple(CHALLENGES), label="Challenge"),
     ),  # the challenge is the whole setting, and no preset; ?solved= lists those solved
+))
+
+register(Lesson(
+    "optimizers", 7, "Optimizers on a loss landscape",
+    "SGD, momentum, Nesterov, RMSprop and Adam, each written by hand and equal to `torch.optim` bit for bit, race "
+    "down a narrow bowl, Rosenbrock's valley and lesson 3's loss: zig-zags, overshoot and divergence, live.",
+    settings=(
+        Setting("op_landscape", str, _O.landscape, choices=tuple(SURFACES), label="Landscape"),
+        Setting("op_kappa", float, _O.conditioning, 1.0, 1000.0, label="Bowl's κ = λmax/λmin", step=1.0,
+                help="How many times steeper the bowl is across its valley than along it (the bowl only)."),
+        Setting("op_lr", float, _O.learning_rate, 1e-4, 100.0, label="Learning rate", fmt="%.4g", step=0.01,
+                help="The same for all five. On the bowl, plain gradient descent converges below 2/λmax = 0.5."),
+        Setting("op_momentum", float, _O.momentum, 0.0, 0.999, label="Momentum β", step=0.05,
+                help="Momentum's and Nesterov's β. RMSprop and Adam keep torch's defaults."),
+        Setting("op_steps", int, _O.steps, 1, LANDSCAPE_STEPS, label="Steps", step=10),
+        Setting("optimizers_speed", str, "20", choices=SPEEDS, widget="select_slider",
+                label="Speed (steps per second)", help=SPEED_HELP),
+    ),
+    presets={
+        "Momentum on a narrow bowl": {},
+        "Zig-zag across the valley": {"op_lr": 0.45},
+        "Past 2/λmax: SGD diverges": {"op_lr": 0.55},
+        "Rosenbrock's valley": {"op_landscape": "Rosenbrock's valley", "op_momentum": 0.95, "op_steps": 500},
+        "Lesson 3's loss: momentum overshoots": {"op_landscape": "Logistic regression", "op_lr": 0.3},
+    },
+    config=LandscapeConfig, snapshot=LandscapeSnapshot, run_figures=LANDSCAPE,
 ))
 
 register(Lesson(

@@ -151,6 +151,11 @@ function paint(root, state, data) {
   for (const [i, curve] of Object.entries(data.curves || {})) {
     if (i[0] === "f") continue;  // the gradient flow's (see paintFlow)
     const n = upperBound(curve.x, state.step);
+    if (i[0] === "p") {  // a path (lesson 7): y holds its points [x, y] by step, drawn on trace i.slice(1)
+      const points = curve.y.slice(0, n), t = i.slice(1);
+      update[t] = Object.assign(update[t] || {}, { x: points.map((p) => p[0]), y: points.map((p) => p[1]) });
+      continue;
+    }
     update[i] = Object.assign(update[i] || {}, { x: curve.x.slice(0, n), y: curve.y.slice(0, n) });
   }
   if (s.drawnLayout !== s.layoutKey || !plot.data) {

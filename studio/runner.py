@@ -94,6 +94,16 @@ class LiveRun:
     def running(self) -> bool:
         return self.status in ("queued", "starting", "running")
 
+    @classmethod
+    def ended(cls, lesson: str, config: Any, snaps: list, step_of: Callable[[Any], int], *, status: str = "done",
+              message: str = "", **fields: Any) -> LiveRun:
+        """A run that is over without this process having trained it (a kept run read back, a run computed whole
+        at once): its snapshots, and the status and message it ended with. It never starts."""
+        run = cls(lesson, config, lambda: iter(()), step_of, **fields)
+        run.snapshots, run.count = list(snaps), len(snaps)
+        run.status, run.message, run.finished = status, message, time.perf_counter()
+        return run
+
     def start(self) -> LiveRun:
         """Start the worker, or refuse the run (status "error", the reason in ``message``) when its
         estimated memory or step time is over a limit; it then allocates nothing."""

@@ -57,7 +57,8 @@ def _payload(run_id, status, status_text, layout, base, curves, states, *, heigh
       "metrics"}`` (and ``"surface"``). ``seq`` rises with the step (it is the step), and a state with a
       given ``seq`` never changes: the live feed encodes each once and sends it once per chart.
     * ``curves``: ``{trace index: {"x": steps ascending, "y": ...}}``, the whole run so far. The feed sends
-      only the points after the chart's newest ``seq``, so x must be in the same units as ``seq``.
+      only the points after the chart's newest ``seq``, so x must be in the same units as ``seq``. A key
+      ``"p<trace index>"`` is a path: its ``y`` holds points ``[x, y]``, one per step, drawn as the trace's x and y.
     * ``layout`` may change as the run goes (an axis range, say): the feed resends it when it does. So may
       the styles of the ``base`` traces (then the feed resends them, points and all), but not their data:
       the points are sent with the script run, and again only if a trace's style changes.

@@ -75,6 +75,9 @@ class RunFigures:
     log_axis: bool = False  # the reach counts decades (a log axis), else a factor (a linear one)
     boundary: Callable[[Any], tuple[float, float, float]] | None = None  # a state's decision boundary (w0, w1, b)
     boundary_range: Callable[[Any], list[float]] | None = None  # config -> the x range a ghost's boundary spans
+    # A run is decided by its settings alone (nothing changes it mid-run): an earlier run with the same settings
+    # would only draw the same curve again, so it is no ghost.
+    decided_by_settings: bool = False
 
 
 def loss_curve(figures: RunFigures, snaps: Sequence) -> tuple[list, list]:

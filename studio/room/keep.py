@@ -71,11 +71,9 @@ def saved_run(lesson: str):
         return None
     if kind != lesson or not snaps:
         return None
-    run = LiveRun(lesson, dataclasses.replace(config, device="cpu"), lambda: iter(()),  # drawn here, on the CPU
-                  lambda s: getattr(s, "iteration", getattr(s, "step", 0)), run_id=str(data["run_id"]))
-    run.snapshots, run.count = list(snaps), len(snaps)
-    run.status, run.message = str(record.get("status", "done")), str(record.get("message", ""))
-    run.finished = time.perf_counter()
+    run = LiveRun.ended(lesson, dataclasses.replace(config, device="cpu"), snaps,  # drawn here, on the CPU
+                        lambda s: getattr(s, "iteration", getattr(s, "step", 0)), run_id=str(data["run_id"]),
+                        status=str(record.get("status", "done")), message=str(record.get("message", "")))
     run.began = run.finished - float(data.get("elapsed", 0.0))
     ss.setdefault(_BACK, {})[lesson] = run.run_id
     ss.setdefault(_SAVED, set()).add(run.run_id)

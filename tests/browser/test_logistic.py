@@ -32,13 +32,14 @@ GEOMETRY_JS = """(root) => {
 }"""
 
 
-def open_lesson(browser, server, size):
-    """A fresh tab at ``size`` on lesson 3, with every uncaught page error collected in ``page.errors``."""
+def open_lesson(browser, server, size, lesson: str = "logistic"):
+    """A fresh tab at ``size`` on lesson 3 (or ``lesson``), with every uncaught page error collected in
+    ``page.errors``."""
     context = browser.new_context(viewport={"width": size[0], "height": size[1]})
     page = context.new_page()
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(str(e) or repr(e)))
-    page.goto(f"{server}/logistic")
+    page.goto(f"{server}/{lesson}")
     wait_idle(page)
     page.get_by_role("button", name="Train").wait_for(timeout=30_000)  # after require_app's rerun
     wait_idle(page)

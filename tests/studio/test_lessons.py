@@ -20,8 +20,9 @@ def toy():
 
 def test_the_course_is_the_registry_in_order():
     keys = [x.key for x in lessons.lessons()]
-    assert keys == ["custom_function", "two_layer", "logistic", "xray", "playground", "write_function", "function_api"]
-    assert [x.number for x in lessons.lessons()] == [1, 2, 3, 4, 5, 6, 8]
+    assert keys == ["custom_function", "two_layer", "logistic", "xray", "playground", "write_function", "optimizers",
+                    "function_api"]
+    assert [x.number for x in lessons.lessons()] == [1, 2, 3, 4, 5, 6, 7, 8]
     assert set(runs_io.KINDS) == {x.key for x in lessons.lessons() if x.config is not None}
 
 

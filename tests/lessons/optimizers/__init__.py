@@ -1,0 +1,1 @@
+"""Lesson 7's page through AppTest."""
