@@ -2,6 +2,7 @@
 
 import functools
 import inspect
+from operator import attrgetter
 
 import streamlit as st
 
@@ -14,7 +15,7 @@ from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
 from studio.lessons import widget
 from studio.live_chart import live_chart
-from studio.live_view import controls, current_run, keep_run, live_section, status_text
+from studio.live_view import current_run, keep_run, status_text, train_section
 from studio.page import require_app
 from studio.presets import bind_lesson, settings_box
 from studio.runner import LiveRun
@@ -79,10 +80,7 @@ def start() -> LiveRun | None:
     if now is None:
         return None
     # a partial of the trainer, not a closure: a process that trains runs off the server's GIL can rebuild it
-    return LiveRun(LESSON, now, functools.partial(train_landscape, now), lambda s: s.step)
-
-
-controls(LESSON, start if config else None)
+    return LiveRun(LESSON, now, functools.partial(train_landscape, now), attrgetter("step"))
 
 
 def draw(run: LiveRun | None) -> None:
@@ -125,8 +123,8 @@ def what_happened(facts) -> None:
         st.markdown("\n".join(f"- {fact.text}" for fact in facts) or "Nothing to say yet.")
 
 
-live_section(LESSON, draw, config)
-classroom.panel(LESSON, current_run(LESSON), live_png=False)
+train_section(LESSON, start if config else None, draw, config,
+              after=lambda run: classroom.panel(LESSON, run, live_png=False))
 
 with st.expander("Checked against torch.optim, bit for bit", expanded=False):
     st.markdown("Each update by hand runs again beside the `torch.optim` call it reproduces, from the same start on "

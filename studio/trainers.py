@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import pickle
 import socket
 import subprocess
 import sys
@@ -69,9 +70,12 @@ class Trainer:
         threading.Thread(target=self._read, name="studio-trainer-reader", daemon=True).start()
 
     def send(self, message: tuple) -> bool:
+        return self.send_bytes(pickle.dumps(message))
+
+    def send_bytes(self, message: bytes) -> bool:
         try:
             with self.lock:
-                self.conn.send(message)
+                self.conn.send_bytes(message)
             return True
         except OSError:
             return False
@@ -139,9 +143,14 @@ class Trainers:
         ready = [t for t in self.trainers if t.ready.is_set()]
         if not ready:
             return None
+        try:  # what cannot be pickled (a lambda) trains in the server
+            message = pickle.dumps(("start", run.run_id, run.stream, run.step_of, run.speed, run.lead))
+        except (pickle.PicklingError, AttributeError, TypeError):
+            log.warning("run %s of %s cannot go to a trainer process; it trains in the server", run.run_id, run.lesson)
+            return None
         trainer = min(ready, key=lambda t: len(t.runs))
         trainer.runs[run.run_id] = run
-        if trainer.send(("start", run.run_id, run.stream, run.step_of, run.speed, run.lead)):
+        if trainer.send_bytes(message):
             return trainer
         trainer.runs.pop(run.run_id, None)
         return None

@@ -116,9 +116,11 @@ def test_a_new_speed_reaches_the_trainer_and_both_keep_one_schedule():
 
 def test_runs_that_cannot_go_to_a_trainer_train_here():
     lam = LiveRun("logistic", LogisticConfig(), lambda: train_logistic(LogisticConfig()), attrgetter("iteration"))
+    unpicklable = LiveRun("logistic", LogisticConfig(), partial(train_logistic, LogisticConfig()),
+                          lambda s: s.iteration)  # its step_of cannot cross to another process
     big = TwoLayerConfig(N=2000, D_in=2000, H=500, D_out=100, steps=1)
     big_run = LiveRun("two_layer", big, partial(train_two_layer, big), attrgetter("step"))
-    for run in (lam, big_run):
+    for run in (lam, unpicklable, big_run):
         run.start().join(120)
         assert run.status == "done" and run._trainer is None
     assert budget.estimate(big).step_seconds > trainers.SMALL_STEP
