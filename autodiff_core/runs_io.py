@@ -24,7 +24,7 @@ from .run_file_json import Odd, parse
 FORMAT = "autograd-studio-run/1"
 # What a run file may hold, checked before anything is built from it. The largest files the app saves
 # (tests/engine/test_run_file_fuzz.py makes them) weigh under 1 MB: a lesson's run keeps at most 4,000 states
-# (studio.runner.MAX_KEPT), lesson 5's about 120 whole ones with their 32 x 32 surfaces.
+# (studio.keeping.MAX_KEPT), lesson 5's about 120 whole ones with their 32 x 32 surfaces.
 _SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate (from a \u escape) cannot be shown or sent
 MAX_STATES = 10_000
 MAX_SURFACE_POINTS = 600_000  # all states' surfaces together: the replay draws up to 400 of them

@@ -25,10 +25,11 @@ from autodiff_core.recording import every_step_then_sparser
 from autodiff_core.runs_io import from_json, run_record, to_json
 from autodiff_core.slow_step import slow_step
 
+from .keeping import evenly, spread
 from .live_view import current_run, forget_run, keep_run, status_text
 from .room import keep
 from .room.follow import forget_fork
-from .runner import LiveRun, current_session_id, evenly, spread
+from .runner import LiveRun, current_session_id
 
 log = logging.getLogger(__name__)
 KEY = "pg_session"

@@ -13,9 +13,7 @@ its page has been away too long and releases it when its session ends (``studio.
 from __future__ import annotations
 
 import logging
-import math
 import secrets
-import sys
 import threading
 import time
 import uuid
@@ -32,16 +30,13 @@ from autodiff_core.pace import LEAD, Pace
 from autodiff_core.stopping import Stopped, stop_when
 
 from . import budget, feed, reaper, trainers, turns
+from .keeping import MAX_KEPT
+from .shown import Shown
 
 log = logging.getLogger(__name__)
 
-MAX_KEPT = 4000  # snapshots kept per run; beyond it every other one is dropped (the newest stays)
-KEPT_BYTES = 4 * 2**20  # and no more than about this much of them (a playground snapshot holds a surface)
-MAX_TRAIL = 8000  # light records (a run's curves) kept per run; beyond it they are thinned to even steps
-
-
 @dataclass(eq=False)  # a run is itself: compared and hashed by identity
-class LiveRun:
+class LiveRun(Shown):
     """One training run and everything the page needs to draw it, now or after it ended."""
 
     lesson: str
@@ -169,35 +164,6 @@ class LiveRun:
             trainer.send(("speed", self.run_id, speed, pace.t0, pace.s0))
         self._nudge.set()  # a resting worker looks at its schedule again
 
-    @property
-    def count(self) -> int:
-        """Snapshots shown so far (some may have been thinned out of ``snapshots``)."""
-        with self._lock:
-            self._show_due()
-            return self.shown_count
-
-    @count.setter
-    def count(self, value: int) -> None:
-        self.shown_count = value
-
-    def view(self) -> tuple[list, int]:
-        """A consistent copy of the kept snapshots and the total shown."""
-        with self._lock:
-            self._show_due()
-            return list(self.snapshots), self.shown_count
-
-    def trail_view(self) -> list:
-        """A consistent copy of the light records: one for every snapshot shown (see ``light``)."""
-        with self._lock:
-            self._show_due()
-            return list(self.trail)
-
-    @property
-    def last(self):
-        with self._lock:
-            self._show_due()
-            return self.snapshots[-1] if self.snapshots else None
-
     def _work(self) -> None:
         stream, turn = None, None
         stop_when(self._stop)  # the trainer checks it every step, not only when it yields a snapshot
@@ -314,53 +280,10 @@ class LiveRun:
             self._end_when_shown(self._newest_step(), status, _explain_text(message) if status == "error" else message)
         return True
 
-    def computed(self, snaps: list, anchor: tuple[float, int] | None) -> None:
-        """Snapshots the trainer process computed (its reader thread calls this); ``anchor``: the schedule's start."""
-        with self._lock:
-            if self._stop.is_set():
-                return
-            if anchor is not None and anchor[0] is not None:
-                self._pace.start(*anchor)
-            self._ahead.extend(snaps)
-            self._show_due()
-
     def trainer_ended(self, status: str, message: str) -> None:
         """The trainer process finished the run (done, diverged, or an error, in words)."""
         self._ended = (status, message)
         self._nudge.set()
-
-    def _produce(self, snap) -> None:
-        """A snapshot computed: shown now, or kept until its time on the paced schedule comes."""
-        with self._lock:
-            if self._stop.is_set():  # stopped: what is shown stays as it was when Stop was pressed
-                return
-            self._pace.start(time.perf_counter(), self.step_of(snap))
-            self._ahead.append(snap)
-            self._show_due()
-
-    def _show_due(self) -> None:
-        """Show the snapshots computed ahead whose time has come (the caller holds the lock)."""
-        if self._ahead:
-            shown = self._pace.shown(time.perf_counter())
-            while self._ahead and self.step_of(self._ahead[0]) <= shown:
-                self._show(self._ahead.popleft())
-
-    def _show(self, snap) -> None:
-        if self.shown_count == 0:  # a run may start with snapshots it carries on from (the playground's)
-            self._kept = max(100, min(MAX_KEPT, KEPT_BYTES // max(1, _size(snap))))
-        self.snapshots.append(snap)
-        self.shown_count += 1
-        if len(self.snapshots) > self._kept:  # half of them, spread over the whole run, its start included
-            self.snapshots = spread(self.snapshots, self.step_of, self._kept // 2)
-        if self.light is not None:
-            self.trail.append(self.light(snap))
-            if len(self.trail) > MAX_TRAIL:
-                self.trail = evenly(self.trail, self.step_of, MAX_TRAIL // 2)
-
-    def _newest_step(self) -> int | None:
-        with self._lock:
-            newest = self._ahead[-1] if self._ahead else (self.snapshots[-1] if self.snapshots else None)
-            return None if newest is None else self.step_of(newest)
 
     def _rest(self, step: int, hungry: bool) -> bool:
         """Rest while the run is far enough ahead of its schedule; True when the run should end now."""
@@ -394,30 +317,6 @@ class LiveRun:
             self.status = status
 
 
-def evenly(records: list, step_of: Callable[[Any], int], n: int) -> list:
-    """At most about ``n`` of ``records`` (in step order), spread evenly over the steps they span; the first
-    and the newest always stay. Thinning by index would keep a run's dense start and starve its end."""
-    first, newest = step_of(records[0]), step_of(records[-1])
-    gap, kept, due = (newest - first) / max(1, n), [], first
-    for r in records[:-1]:
-        step = step_of(r)
-        if step >= due:
-            kept.append(r)
-            due = step + gap
-    kept.append(records[-1])
-    return kept
-
-
-def spread(records: list, step_of: Callable[[Any], int], n: int) -> list:
-    """About ``n`` of ``records`` (in step order): half evenly over the steps, half evenly over the steps' logarithm,
-    so a replay keeps a run's first steps (where a boundary forms) and its whole length. Halving by index again
-    and again kept the newest and starved the start: a 2,044-step run kept "0, 808, 928, ..."."""
-    first = step_of(records[0])
-    chosen = {id(r) for r in evenly(records, step_of, n // 2)}
-    chosen |= {id(r) for r in evenly(records, lambda r: math.log1p(step_of(r) - first), n - n // 2)}
-    return [r for r in records if id(r) in chosen]
-
-
 def _explain(exc: Exception) -> str:
     if isinstance(exc, StudentFunctionError):
         return str(exc)
@@ -439,17 +338,3 @@ def current_session_id() -> str | None:
 
 
 _END = object()
-
-
-def _size(obj, depth: int = 0) -> int:
-    """Roughly the bytes an object holds (its fields, and lists or tuples in them, two levels deep)."""
-    size = sys.getsizeof(obj)
-    if depth > 2:
-        return size
-    if isinstance(obj, (list, tuple)):
-        if obj:
-            size += len(obj) * _size(obj[0], depth + 1)
-        return size
-    slots = getattr(type(obj), "__slots__", ())
-    fields = [getattr(obj, f, None) for f in slots] if slots else list(getattr(obj, "__dict__", {}).values())
-    return size + sum(_size(v, depth + 1) for v in fields if isinstance(v, (list, tuple, str, float, int)))

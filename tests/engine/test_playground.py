@@ -197,7 +197,8 @@ def test_a_run_keeps_light_records_of_every_step_evenly_when_it_must_thin_them()
     """Light records (no surface) of every recorded step; past MAX_TRAIL they are thinned evenly over the
     steps, not by index (which would keep the dense start of a run and starve its end)."""
     from autodiff_core.recording import every_step_then_sparser
-    from studio.runner import MAX_TRAIL, LiveRun, evenly
+    from studio.keeping import MAX_TRAIL, evenly
+    from studio.runner import LiveRun
 
     pg = Playground(PlaygroundConfig(hidden=(4,)))
     snap = pg.snapshot()

@@ -17,9 +17,11 @@ import pytest
 
 from autodiff_core import LogisticConfig, TwoLayerConfig, run_file_json, runs_io, train_logistic, train_two_layer
 from autodiff_core.features import FEATURES
+from autodiff_core.landscape import MAX_STEPS as LANDSCAPE_STEPS
+from autodiff_core.landscape import LandscapeConfig, train_landscape
 from autodiff_core.playground import MAX_DEPTH, Playground, PlaygroundConfig
 from autodiff_core.runs_io import from_json, run_record, to_json
-from studio import classroom, runner
+from studio import classroom, keeping
 from studio.lessons import MAX_NEURONS, lesson
 from tests.studio.test_classroom import _same
 
@@ -209,15 +211,18 @@ def largest(lesson: str) -> tuple:
     if lesson == "logistic":
         config = LogisticConfig(n_per_class=5000, mean=0.3, momentum=0.999, max_iterations=100_000, record_every=1,
                                 stop_accuracy=1.0)
-        return config, list(itertools.islice(train_logistic(config), runner.MAX_KEPT))
+        return config, list(itertools.islice(train_logistic(config), keeping.MAX_KEPT))
     if lesson == "two_layer":  # the page records every step of a run of up to 3,999 steps (steps // 2000);
         # the sizes only change the numbers, not how long they are written
-        config = TwoLayerConfig(N=8, D_in=8, H=8, D_out=2, steps=runner.MAX_KEPT - 1, record_every=1)
+        config = TwoLayerConfig(N=8, D_in=8, H=8, D_out=2, steps=keeping.MAX_KEPT - 1, record_every=1)
         return config, list(train_two_layer(config))
+    if lesson == "optimizers":  # every step of the longest run, five optimizers' weights and losses each
+        config = LandscapeConfig(landscape="Rosenbrock's valley", steps=LANDSCAPE_STEPS)
+        return config, list(train_landscape(config))
     config = PlaygroundConfig(dataset="Spirals", n_per_class=500, noise=0.5, test_fraction=0.5,
                               features=tuple(FEATURES), hidden=(MAX_NEURONS,) * MAX_DEPTH, batch_size=1000)
     pg = Playground(config)
-    kept = max(100, min(runner.MAX_KEPT, runner.KEPT_BYTES // runner._size(pg.snapshot())))  # as LiveRun keeps
+    kept = max(100, min(keeping.MAX_KEPT, keeping.KEPT_BYTES // keeping.size_of(pg.snapshot())))  # as LiveRun keeps
     return config, list(pg.run(kept - 1, 1))
 
 

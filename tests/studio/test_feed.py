@@ -13,7 +13,7 @@ import pytest
 from starlette.requests import Request
 from streamlit.web.server.app_discovery import discover_asgi_app
 
-from studio import budget, feed, reaper, runner, turns
+from studio import budget, feed, keeping, reaper, turns
 from studio.runner import LiveRun
 from tests.conftest import feed_get as get
 
@@ -296,7 +296,7 @@ def test_snapshots_kept_are_bounded_in_bytes_as_well_as_in_number():
     run = LiveRun("test", None, lambda: ((i, big) for i in range(2000)), lambda s: s[0]).start()
     run.join(10)
     kept, count = run.view()
-    assert count == 2000 and len(kept) * runner._size(kept[0]) <= runner.KEPT_BYTES * 1.05
+    assert count == 2000 and len(kept) * keeping.size_of(kept[0]) <= keeping.KEPT_BYTES * 1.05
     assert kept[0][0] == 0 and kept[-1][0] == 1999
 
 
