@@ -302,7 +302,7 @@ register(Lesson(
             "pg_activation": "Tanh", "pg_optimizer": "SGD (by hand)", "pg_lr": 0.03, "pg_batch": 10},
         "Linear activation: only a straight line": {
             "pg_dataset": "Circles", "pg_hidden": (8, 8, 8), "pg_activation": "Linear"},
-        "Five blobs: MySoftmax": {"pg_dataset": "Blobs (classes)", "pg_classes": 5, "pg_noise": 0.2},
+        "Five blobs: MySoftmax": {"pg_dataset": "Blobs (classes)", "pg_classes": 5},
         "A pie of six sectors": {"pg_dataset": "Pie (classes)", "pg_classes": 6, "pg_hidden": (16, 16)},
         "Three spiral arms": {"pg_dataset": "Spiral arms (classes)", "pg_classes": 3, "pg_hidden": (16, 16)},
     },
