@@ -29,7 +29,7 @@ import torch
 Generator = Callable[[int, float, torch.Generator], tuple[torch.Tensor, torch.Tensor]]
 Split = tuple[torch.Tensor, torch.Tensor]  # (points (n, 2), labels (n,))
 EXTENT = (-6.0, 6.0, -6.0, 6.0)  # the plane every heatmap shows: x0, x1, y0, y1 (TF's domain)
-OWN, OWN_REGRESSION = "Your points (classes)", "Your points (regression)"  # drawn on the plane or uploaded
+OWN, OWN_REGRESSION = "Your points", "Your points (regression)"  # drawn on the plane or uploaded
 
 
 def _uniform(shape, lo: float, hi: float, g: torch.Generator) -> torch.Tensor:
@@ -202,9 +202,9 @@ PLAYGROUND_DATASETS: dict[str, DataSpec] = {
     "Two moons": DataSpec(two_moons),
     "Plane (regression)": DataSpec(plane, regression=True),
     "Multi-Gaussian (regression)": DataSpec(multi_gaussian, regression=True),
-    "Blobs (classes)": DataSpec(blobs, classes=True),
-    "Spiral arms (classes)": DataSpec(spiral_arms, classes=True),
-    "Pie (classes)": DataSpec(pie, classes=True),
+    "Blobs": DataSpec(blobs, classes=True),
+    "Spiral arms": DataSpec(spiral_arms, classes=True),
+    "Pie slices": DataSpec(pie, classes=True),
 }
 # The class's own points, drawn on the plane or uploaded: no generator, the config holds them (own_data.py).
 # Each name -> whether it is a regression.

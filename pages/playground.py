@@ -29,7 +29,7 @@ from studio.live_chart import live_chart
 from studio.live_view import current_run, speed_value, status_text
 from studio.page import require_app
 from studio.playground_classes import softmax_panel
-from studio.playground_data import config_fields, data_tools, intro, plane_clicked, with_drawing
+from studio.playground_data import config_fields, data_tools, draw_picker, intro, plane_clicked, with_drawing
 from studio.playground_session import PlaygroundSession
 from studio.presets import bind_lesson, settings_box
 from studio.room.follow import following, view
@@ -179,6 +179,7 @@ def payload(run: LiveRun | None) -> dict:
 
 
 run = session.live_run()
+draw_picker()  # your own points: what a click on the plane adds
 ghosts = classroom.ghost_adder("playground", current_run("playground"), pg.config)
 live_chart(presenter.payload(with_drawing(payload), extra=ghosts), run, key="playground_live",
            live=run is not None, on_click=plane_clicked)  # to its end

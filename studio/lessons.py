@@ -259,8 +259,9 @@ register(Lesson(
     settings=(
         Setting("pg_dataset", str, _P.dataset, choices=DATASET_NAMES, label="Data"),
         Setting("pg_classes", int, 3, 2, MAX_CLASSES, label="Classes", widget="slider", step=1,
-                help="For the sets marked (classes): 2 to 6 classes. From 3 on, the network ends in MySoftmax, one "
-                     "output per class, and learns by cross-entropy; 2 keep TF's one sigmoid output."),
+                help="Blobs, spiral arms, pie slices and your own points come in 2 to 6 classes. From 3 on, the "
+                     "network ends in MySoftmax, one output per class, and learns by cross-entropy; 2 keep TF's one "
+                     "sigmoid output."),
         PointsSetting("pg_points", tuple, (), label="Your points", preset=False),
         Setting("pg_noise", float, _P.noise, 0.0, 0.5, label="Noise", widget="slider", step=0.05,
                 help="As in TF Playground: labels near the boundary flip (clusters widen, spirals jitter)."),
@@ -302,9 +303,9 @@ register(Lesson(
             "pg_activation": "Tanh", "pg_optimizer": "SGD (by hand)", "pg_lr": 0.03, "pg_batch": 10},
         "Linear activation: only a straight line": {
             "pg_dataset": "Circles", "pg_hidden": (8, 8, 8), "pg_activation": "Linear"},
-        "Five blobs: MySoftmax": {"pg_dataset": "Blobs (classes)", "pg_classes": 5},
-        "A pie of six sectors": {"pg_dataset": "Pie (classes)", "pg_classes": 6, "pg_hidden": (16, 16)},
-        "Three spiral arms": {"pg_dataset": "Spiral arms (classes)", "pg_classes": 3, "pg_hidden": (16, 16)},
+        "Five blobs: MySoftmax": {"pg_dataset": "Blobs", "pg_classes": 5},
+        "Six pie slices": {"pg_dataset": "Pie slices", "pg_classes": 6, "pg_hidden": (16, 16)},
+        "Three spiral arms": {"pg_dataset": "Spiral arms", "pg_classes": 3, "pg_hidden": (16, 16)},
     },
     legacy=(Legacy((Setting("pg_layers", int, len(_P.hidden), 1, MAX_DEPTH, label="Hidden layers"),
                     Setting("pg_width", int, _P.hidden[0], 1, MAX_NEURONS, label="Neurons per layer")),

@@ -1,7 +1,7 @@
-"""Lesson 5 with 3 to 6 classes: inside MySoftmax, on the page. At one training point, the output layer's logits
-and MySoftmax's probabilities, and the softmax's Jacobian twice, built from MySoftmax's backward and from
-``torch.softmax``'s (``autodiff_core.classes.jacobians``), beside the formula diag(y) - y yᵀ; then the Function's
-own source."""
+"""Lesson 5 with 3 to 6 classes: inside MySoftmax, on the page. At the training point the network is least sure
+of, the output layer's logits and MySoftmax's probabilities, and the softmax's Jacobian twice, built from
+MySoftmax's backward and from ``torch.softmax``'s (``autodiff_core.classes.jacobians``), beside the formula
+diag(y) - y yᵀ; then the Function's own source."""
 
 from __future__ import annotations
 
@@ -28,22 +28,30 @@ def _matrix(j: torch.Tensor) -> dict[str, list[str]]:
             **{f"/dz{k}": [number(v) for v in j[:, k].tolist()] for k in range(j.shape[1])}}
 
 
+def _least_sure(pg: Playground) -> tuple[int, torch.Tensor]:
+    """The training point whose most likely class has the smallest probability, and its logits (classes,):
+    there the Jacobian's entries are far from 0."""
+    with torch.no_grad():
+        x = pg.x_train
+        for weight, bias in pg.model.pairs[:-1]:
+            x = pg.model.act(torch.nn.functional.linear(x, weight, bias))
+        z = torch.nn.functional.linear(x, *pg.model.pairs[-1])  # (n, classes)
+        i = int(pg.model.head(z).amax(1).nan_to_num(2.0).argmin())
+    return i, z[i].double().cpu()
+
+
 def softmax_panel(pg: Playground) -> None:
     """Nothing for one output (a sigmoid, or a regression)."""
     if pg.config.outputs == 1 or not len(pg.y_train):
         return
-    with torch.no_grad():  # the first training point, through the network, to the logits
-        x = pg.x_train[:1]
-        for weight, bias in pg.model.pairs[:-1]:
-            x = pg.model.act(torch.nn.functional.linear(x, weight, bias))
-        z = torch.nn.functional.linear(x, *pg.model.pairs[-1])[0].double().cpu()  # (classes,)
+    i, z = _least_sure(pg)
     ours, theirs = jacobians(z)
     y = torch.softmax(z, -1)
-    (x1, x2), label = pg.points_train[0].tolist(), int(pg.y_train[0].item())
+    (x1, x2), label = pg.points_train[i].tolist(), int(pg.y_train[i].item())
     st.subheader("Inside MySoftmax")
     st.caption(NOTE)
-    st.markdown(f"At the first training point, ({x1:.2f}, {x2:.2f}) of class {label}, at step {pg.steps_done:,} "
-                "(float64):")
+    st.markdown(f"At the training point the network is least sure of, ({x1:.2f}, {x2:.2f}) of class {label}, at "
+                f"step {pg.steps_done:,} (float64):")
     st.dataframe({"class": list(range(len(z))), "logit z": [number(v) for v in z.tolist()],
                   "y = MySoftmax(z)": [number(v) for v in y.tolist()]}, hide_index=True)
     c = st.columns(2)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from autodiff_core.data import is_own, is_regression, takes_classes
+from autodiff_core.data import OWN, OWN_REGRESSION, is_own, is_regression, takes_classes
 from autodiff_core.own_data import (
     MAX_COORD,
     MAX_POINTS,
@@ -43,8 +43,8 @@ MANY_INTRO = (
     "them into probabilities; the loss is the cross-entropy, -log of the probability given to each point's own "
     "class. The background takes the colour of the class the network picks at every point, stronger where it is "
     "surer; filled dots are training points, hollow ones test points.")
-DRAW_INTRO = (" **Your points:** click on the plane to add a point of the class picked under Data; Shift-click, or "
-              "the eraser, removes the nearest. Training goes on meanwhile.")
+DRAW_INTRO = (" **Your points:** pick a class over the plane and click on the plane to add a point of it; Shift-click, "
+              "or the eraser, removes the nearest. Training goes on meanwhile.")
 
 
 def classes_chosen() -> int:
@@ -93,28 +93,27 @@ def config_fields() -> dict:
 
 
 def data_tools() -> None:
-    """Under the data row: the classes slider where the set takes it, and for your own points the drawing
-    tools, the file, and what the link holds."""
+    """Under the data row: the classes slider where the set takes it, and for your own points the file, Start
+    again, and what the link holds (the class a click adds is picked over the plane: ``draw_picker``)."""
     ss = st.session_state
     own, many = is_own(ss.pg_dataset), takes_classes(ss.pg_dataset)
-    if not (own or many):
-        return
     if own:
         _own_points()  # first: a note about points that do not fit shows now
-    c = st.columns([2, 5], vertical_alignment="bottom")
     if many:
-        widget("pg_classes", c[0])
+        widget("pg_classes", st.columns([2, 5])[0])
     if own:
-        _draw_picker(c[1])
         _file_and_notes()
 
 
-def _draw_picker(where) -> None:
+def draw_picker() -> None:
+    """Over the plane, for your own points: what a click adds (a class, or a regression's target), or the eraser."""
     ss = st.session_state
+    if not is_own(ss.pg_dataset):
+        return
     options = [*(TARGETS if is_regression(ss.pg_dataset) else range(classes_chosen())), ERASE]
     if ss.get(DRAW) not in options:
         ss[DRAW] = options[0]
-    where.segmented_control(
+    st.segmented_control(
         "A click on the plane adds", options, key=DRAW, required=True,
         format_func=lambda v: "eraser" if v == ERASE else f"target {v:+g}" if isinstance(v, float) else f"class {v}",
         help="Pick a class (a target, for a regression), then click on the plane. Shift-click, or the eraser, "
@@ -155,7 +154,7 @@ def take_file(ss, name: str, data: bytes) -> None:
     except ValueError as exc:
         ss[NOTE] = f"{name[:60]}: {exc} Your points are as they were."
         return
-    ss["pg_dataset"] = "Your points (regression)" if regression else "Your points (classes)"
+    ss["pg_dataset"] = OWN_REGRESSION if regression else OWN
     if not regression:
         ss["pg_classes"] = len(labels)
     ss["pg_points"], ss[LABELS] = points, labels

@@ -22,6 +22,7 @@ from . import _payload, play_duration, thin
 from .theme import CLASS_COLORS, FONT_SIZE, MANY_CLASS_COLORS, OKABE_ITO, base_layout, style
 
 UNSURE = "#f7f7f7"  # the surface where the network cannot tell the classes apart
+REGION = 0.6  # how much of its class's colour a many-class region takes where the network is sure
 SURFACE = [[0, CLASS_COLORS[0]], [0.5, UNSURE], [1, CLASS_COLORS[1]]]
 SURFACE_RGB = [[int(color[i:i + 2], 16) for i in (1, 3, 5)] for _, color in SURFACE]  # for the live canvas
 LOSS_COLOR, ACCURACY_COLOR = OKABE_ITO["orange"], OKABE_ITO["reddish purple"]
@@ -93,20 +94,27 @@ def _rgb(color: str) -> list[int]:
     return [int(color[i:i + 2], 16) for i in (1, 3, 5)]
 
 
+def region_color(k: int) -> str:
+    """Class ``k``'s region where the network is sure of it: its colour, lightened towards UNSURE, so that its
+    points (filled, and the test points' rings) stand out on it."""
+    unsure, full = _rgb(UNSURE), _rgb(MANY_CLASS_COLORS[k])
+    return "#" + "".join(f"{round(u + (c - u) * REGION):02x}" for u, c in zip(unsure, full, strict=True))
+
+
 def class_scale(classes: int) -> list[list]:
     """The colour scale of a many-class surface on 0..classes: from each class's whole number (near white:
-    unsure) to just under the next (the class's full colour: certain)."""
+    unsure) to just under the next (the class's region colour: certain)."""
     scale = []
     for k in range(classes):
-        scale += [[k / classes, UNSURE], [(k + STRENGTH_TOP) / classes, MANY_CLASS_COLORS[k]]]
-    return scale + [[1, MANY_CLASS_COLORS[classes - 1]]]
+        scale += [[k / classes, UNSURE], [(k + STRENGTH_TOP) / classes, region_color(k)]]
+    return scale + [[1, region_color(classes - 1)]]
 
 
 def surface_spec(classes: int = 2) -> dict:
     """How the live chart colours a surface (studio/live_chart.js): two classes on the scale red-white-blue, or
-    each class's colour mixed with white by its strength."""
+    each class's region colour mixed with white by its strength."""
     if classes > 2:
-        return {"classes": [_rgb(c) for c in MANY_CLASS_COLORS[:classes]], "unsure": _rgb(UNSURE)}
+        return {"classes": [_rgb(region_color(k)) for k in range(classes)], "unsure": _rgb(UNSURE)}
     return {"colors": SURFACE_RGB}
 
 

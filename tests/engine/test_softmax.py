@@ -80,7 +80,7 @@ def _reference_losses(pg: Playground, model: nn.Module, steps: int) -> list[floa
 @pytest.mark.parametrize(("dtype", "rtol"), [("float64", 1e-9), ("float32", 2e-4)])
 def test_training_with_mysoftmax_equals_f_cross_entropy_on_logits(dtype, rtol):
     """The same network, data, batches and Adam: MySoftmax + -log p against F.cross_entropy on the logits."""
-    pg = Playground(PlaygroundConfig(dataset="Spiral arms (classes)", classes=4, dtype=dtype, activation="torch.relu"))
+    pg = Playground(PlaygroundConfig(dataset="Spiral arms", classes=4, dtype=dtype, activation="torch.relu"))
     model = copy.deepcopy(pg.model)
     steps = 60
     ours = [s.train_loss for s in pg.run(steps, 1)][1:]

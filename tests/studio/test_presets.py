@@ -205,7 +205,7 @@ def test_lesson5_class_presets_train_mysoftmax_on_many_classes(new_app):
     """Each many-class preset opens its classes, a MySoftmax output a class, and learns them."""
     from autodiff_core.playground import Playground
 
-    for name, classes, target in (("Five blobs: MySoftmax", 5, 0.9), ("A pie of six sectors", 6, 0.8),
+    for name, classes, target in (("Five blobs: MySoftmax", 5, 0.9), ("Six pie slices", 6, 0.8),
                                   ("Three spiral arms", 3, 0.9)):
         at = open_preset(new_app, "playground", name)
         config = at.session_state["pg_session"].model.config

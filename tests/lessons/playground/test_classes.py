@@ -5,7 +5,7 @@ import re
 import time
 
 from autodiff_core.data import OWN
-from autodiff_core.figures.theme import MANY_CLASS_COLORS
+from autodiff_core.figures.playground import region_color
 from autodiff_core.own_data import LINK_CHARS, link_text
 from studio import playground_data
 from tests.conftest import wait_for_run
@@ -33,12 +33,12 @@ def texts(at) -> str:
 
 
 def test_a_link_opens_four_classes_of_a_pie_and_the_page_shows_mysoftmax(new_app):
-    at = open_page(new_app, pg_dataset="Pie (classes)", pg_classes="4")
+    at = open_page(new_app, pg_dataset="Pie slices", pg_classes="4")
     pg = at.session_state["pg_session"].model
     assert pg.config.classes == 4 and pg.model.layers[-1].out_features == 4
     assert at.query_params["pg_classes"] in ("4", ["4"])
     data = payload(at)
-    assert data["surface"]["classes"] == [[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in MANY_CLASS_COLORS[:4]]
+    assert data["surface"]["classes"] == [[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in map(region_color, range(4))]
     assert "tell 4 classes apart" in texts(at) and "MySoftmax" in texts(at)
     at.button(key="pg_step").click().run()
     said = texts(at)
