@@ -36,6 +36,8 @@ def test_a_link_opens_four_classes_of_a_pie_and_the_page_shows_mysoftmax(new_app
     at = open_page(new_app, pg_dataset="Pie slices", pg_classes="4")
     pg = at.session_state["pg_session"].model
     assert pg.config.classes == 4 and pg.model.layers[-1].out_features == 4
+    slider = at.slider(key="pg_classes")  # drawn from its declaration, for the sets that take it
+    assert (slider.label, slider.min, slider.max, slider.value) == ("Classes", 2, 6, 4)
     assert at.query_params["pg_classes"] in ("4", ["4"])
     data = payload(at)
     assert data["surface"]["classes"] == [[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in map(region_color, range(4))]
@@ -57,6 +59,7 @@ def test_two_class_sets_ignore_the_classes_and_keep_the_sigmoid(new_app):
     pg = at.session_state["pg_session"].model
     assert pg.config.classes == 2 and pg.model.layers[-1].out_features == 1
     assert "colors" in payload(at)["surface"] and "Inside MySoftmax" not in texts(at)
+    assert not [w for w in at.slider if w.key == "pg_classes"]  # XOR has two: no slider to suggest otherwise
 
 
 def test_your_points_start_from_a_few_and_a_click_adds_one_while_training_goes_on(new_app):
