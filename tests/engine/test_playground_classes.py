@@ -7,6 +7,7 @@ import torch
 from autodiff_core import runs_io
 from autodiff_core.data import OWN, OWN_REGRESSION, make_playground_data
 from autodiff_core.diagram import network_state
+from autodiff_core.figures.classroom import PLAYGROUND, difference_label, replay_figure, standalone_html
 from autodiff_core.figures.gradflow import discretized
 from autodiff_core.figures.playground import drawn, playground_live_payload, playground_replay_figure
 from autodiff_core.figures.theme import MANY_CLASS_COLORS
@@ -160,3 +161,9 @@ def test_a_run_file_holds_the_classes_and_the_points():
     record["config"]["points"][1] = [1, 2, 9]
     with pytest.raises(ValueError, match="class 9 is not a whole number from 0 to 5"):
         runs_io.from_json(runs_io.to_json(record))
+    fig = replay_figure(PLAYGROUND, loaded, states)  # a loaded file's replay, and the HTML export of it
+    assert fig.data[0].zmax == 3 and [t.name for t in fig.data[1:4]] == ["class 0", "class 1", "class 2"]
+    html = standalone_html(fig, "run")
+    assert '"class 2"' in html and '"traces":[0,7,8,9]' in html  # each frame: the surface and the three curves
+    other = PlaygroundConfig(dataset=OWN, classes=3, points=starter(3, False, 5), grid=8)
+    assert difference_label(loaded, other) == "15 own points"  # a ghost's label names how many, not each

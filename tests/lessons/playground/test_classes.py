@@ -4,26 +4,17 @@ import json
 import re
 import time
 
-from autodiff_core.data import OWN
+from autodiff_core.data import OWN, OWN_REGRESSION
 from autodiff_core.figures.playground import region_color
 from autodiff_core.own_data import LINK_CHARS, link_text
 from studio import playground_data
 from tests.conftest import wait_for_run
+from tests.lessons.playground.test_layer_links import open_playground
 
 
 def payload(at):
     [el] = [e for e in at.get("bidi_component") if e.proto.id.endswith("playground_live")]
     return json.loads(el.proto.json)
-
-
-def open_page(new_app, **params):
-    at = new_app()
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.switch_page("pages/playground.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def texts(at) -> str:
@@ -33,7 +24,7 @@ def texts(at) -> str:
 
 
 def test_a_link_opens_four_classes_of_a_pie_and_the_page_shows_mysoftmax(new_app):
-    at = open_page(new_app, pg_dataset="Pie slices", pg_classes="4")
+    at = open_playground(new_app, pg_dataset="Pie slices", pg_classes="4")
     pg = at.session_state["pg_session"].model
     assert pg.config.classes == 4 and pg.model.layers[-1].out_features == 4
     slider = at.slider(key="pg_classes")  # drawn from its declaration, for the sets that take it
@@ -55,7 +46,7 @@ def test_a_link_opens_four_classes_of_a_pie_and_the_page_shows_mysoftmax(new_app
 
 
 def test_two_class_sets_ignore_the_classes_and_keep_the_sigmoid(new_app):
-    at = open_page(new_app, pg_dataset="XOR", pg_classes="5")
+    at = open_playground(new_app, pg_dataset="XOR", pg_classes="5")
     pg = at.session_state["pg_session"].model
     assert pg.config.classes == 2 and pg.model.layers[-1].out_features == 1
     assert "colors" in payload(at)["surface"] and "Inside MySoftmax" not in texts(at)
@@ -63,7 +54,7 @@ def test_two_class_sets_ignore_the_classes_and_keep_the_sigmoid(new_app):
 
 
 def test_your_points_start_from_a_few_and_a_click_adds_one_while_training_goes_on(new_app):
-    at = open_page(new_app, pg_dataset=OWN, pg_classes="3")
+    at = open_playground(new_app, pg_dataset=OWN, pg_classes="3")
     start = at.session_state["pg_points"]
     assert len(start) == 15 and payload(at).get("draw") is True
     assert payload(at)["layout"]["dragmode"] is False
@@ -88,7 +79,7 @@ def test_your_points_start_from_a_few_and_a_click_adds_one_while_training_goes_o
 
 
 def test_a_click_from_anywhere_else_changes_nothing(new_app):
-    at = open_page(new_app, pg_dataset=OWN)
+    at = open_playground(new_app, pg_dataset=OWN)
     start = at.session_state["pg_points"]
     for click in ({"x": "1", "y": 2}, {"x": float("nan"), "y": 0}, [1, 2], None, {"x": True, "y": 1}):
         playground_data.apply_click(at.session_state, click)
@@ -104,7 +95,7 @@ def test_a_click_from_anywhere_else_changes_nothing(new_app):
 
 def test_the_link_holds_your_points_while_they_fit_and_says_so_when_not(new_app):
     points = tuple((float(i % 11 - 5), float(i // 11 - 5), float(i % 3)) for i in range(60))
-    at = open_page(new_app, pg_dataset=OWN, pg_points=link_text(points))
+    at = open_playground(new_app, pg_dataset=OWN, pg_points=link_text(points))
     assert at.session_state["pg_points"] == points and at.session_state["pg_session"].model.config.points == points
     assert at.query_params["pg_points"] in (link_text(points), [link_text(points)])
     many = tuple((i / 7 - 5.123456, (i % 13) / 3 - 2.0987654, float(i % 2)) for i in range(300))
@@ -116,16 +107,16 @@ def test_the_link_holds_your_points_while_they_fit_and_says_so_when_not(new_app)
 
 
 def test_points_a_link_gets_wrong_fall_back_with_a_sentence(new_app):
-    at = open_page(new_app, pg_dataset=OWN, pg_points="1,1,0;2,2,9;3,3,1;4,4,0")
+    at = open_playground(new_app, pg_dataset=OWN, pg_points="1,1,0;2,2,9;3,3,1;4,4,0")
     assert len(at.session_state["pg_points"]) == 15  # the few it starts from
     assert "point 2's class 9 is not a whole number from 0 to 5" in texts(at)
-    at = open_page(new_app, pg_dataset=OWN, pg_points="1,1,<b>x</b>")
+    at = open_playground(new_app, pg_dataset=OWN, pg_points="1,1,<b>x</b>")
     warned = " ".join(w.value for w in at.warning)
     assert "pg_points `1,1,<b>x</b>` in the link has a point (1) that is not three numbers" in warned
 
 
 def test_a_file_becomes_your_points_or_a_plain_sentence_names_its_line(new_app):
-    at = open_page(new_app)
+    at = open_playground(new_app)
     playground_data.take_file(at.session_state, "**bold**.csv", b"x1,x2,label\n1,2,**x**\n2,3,<b>x</b>\n"
                                                                 b"3,3,**x**\n4,4,<b>x</b>\n")
     at.run()
@@ -140,3 +131,14 @@ def test_a_file_becomes_your_points_or_a_plain_sentence_names_its_line(new_app):
     assert re.sub(r"\\(.)", r"\1", warning) == '<i>bad</i>.csv: Line 3: x2 is "x", not a number. Your points are as ' \
                                                "they were."
     assert len(at.session_state["pg_points"]) == 4 and not at.exception  # the points stay as they were
+
+
+def test_a_regression_of_your_own_points_adds_the_target_picked(new_app):
+    at = open_playground(new_app, pg_dataset=OWN_REGRESSION)
+    start = at.session_state["pg_points"]
+    assert len(start) == 15 and all(-1 <= p[2] <= 1 for p in start) and at.session_state["pg_draw"] == -1.0
+    at.session_state["pg_draw"] = 0.5
+    playground_data.apply_click(at.session_state, {"x": -2.0, "y": 5.5, "erase": False})
+    at.run()
+    assert at.session_state["pg_points"][-1] == (-2.0, 5.5, 0.5)
+    assert at.session_state["pg_session"].model.config.regression and not at.exception
