@@ -134,9 +134,10 @@ class PlaygroundConfig:
     def model_key(self) -> tuple:
         """The settings that define the data and the initial model (the rest only change training). The class's
         own points are left out: drawing or erasing one changes the data, and the model trains on from where it is
-        (``Playground.set_points``)."""
-        return (self.dataset, self.n_per_class, self.noise, self.test_fraction, self.data_seed, self.features,
-                self.hidden, self.activation, self.init_seed, self.device, self.dtype, self.classes)
+        (``Playground.set_points``), and so are the points per class and the noise, which do not apply to them."""
+        drawn = None if is_own(self.dataset) else (self.n_per_class, self.noise)
+        return (self.dataset, drawn, self.test_fraction, self.data_seed, self.features, self.hidden, self.activation,
+                self.init_seed, self.device, self.dtype, self.classes)
 
     @property
     def regression(self) -> bool:

@@ -43,8 +43,8 @@ MANY_INTRO = (
     "them into probabilities; the loss is the cross-entropy, -log of the probability given to each point's own "
     "class. The background takes the colour of the class the network picks at every point, stronger where it is "
     "surer; filled dots are training points, hollow ones test points.")
-DRAW_INTRO = (" **Your points:** pick a class over the plane and click on the plane to add a point of it; Shift-click, "
-              "or the eraser, removes the nearest. Training goes on meanwhile.")
+DRAW_INTRO = (" **Your points:** pick a class (a target, for a regression) over the plane, and click on the plane to "
+              "add a point of it; Shift-click, or the eraser, removes the nearest. Training goes on meanwhile.")
 
 
 def classes_chosen() -> int:

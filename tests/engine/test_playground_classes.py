@@ -167,3 +167,11 @@ def test_a_run_file_holds_the_classes_and_the_points():
     assert '"class 2"' in html and '"traces":[0,7,8,9]' in html  # each frame: the surface and the three curves
     other = PlaygroundConfig(dataset=OWN, classes=3, points=starter(3, False, 5), grid=8)
     assert difference_label(loaded, other) == "15 own points"  # a ghost's label names how many, not each
+
+
+def test_noise_and_points_per_class_leave_a_model_of_your_own_points_alone():
+    """They do not apply to your own points: moving them must not throw the trained model away."""
+    own = PlaygroundConfig(dataset=OWN, classes=3, points=starter(3, False, 0))
+    assert own.model_key() == PlaygroundConfig(dataset=OWN, classes=3, points=starter(3, False, 1), noise=0.4,
+                                               n_per_class=20).model_key()
+    assert PlaygroundConfig().model_key() != PlaygroundConfig(noise=0.4).model_key()
