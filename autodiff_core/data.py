@@ -153,11 +153,11 @@ def _by_class(counts: list[int]) -> torch.Tensor:
 
 
 def blobs(n: int, noise: float, g: torch.Generator, classes: int = 3) -> tuple[torch.Tensor, torch.Tensor]:
-    """``classes`` Gaussian clouds with centres evenly spaced on a circle of radius 3.5 (class 0 at the top);
-    their standard deviation grows from 0.6 to 2.1 as noise goes from 0 to 0.5."""
-    counts, std = _shares(n, classes), 0.6 + 3 * noise
+    """``classes`` Gaussian clouds with centres evenly spaced on a circle of radius 3.2 (class 0 at the top);
+    their standard deviation grows from 0.5 to 1.5 as noise goes from 0 to 0.5."""
+    counts, std = _shares(n, classes), 0.5 + 2 * noise
     angles = torch.tensor([math.pi / 2 + 2 * math.pi * k / classes for k, m in enumerate(counts) for _ in range(m)])
-    centres = 3.5 * torch.stack([torch.cos(angles), torch.sin(angles)], 1)  # (n, 2)
+    centres = 3.2 * torch.stack([torch.cos(angles), torch.sin(angles)], 1)  # (n, 2)
     return centres + std * torch.randn(n, 2, generator=g), _by_class(counts)
 
 

@@ -95,7 +95,7 @@ def test_three_classes_train_and_a_click_adds_a_point_while_training_goes_on(ser
     page.wait_for_function("() => document.querySelector('.studio-live').dataset.status === 'idle'")
     page.wait_for_timeout(300)
     # the starter's blobs: class 0 at the top, then around the circle; the surface picks each one's colour there
-    picked = [nearest_class(page.evaluate(COLOUR_JS, xy), 3) for xy in ([0.0, 3.5], [-3.03, -1.75], [3.03, -1.75])]
+    picked = [nearest_class(page.evaluate(COLOUR_JS, xy), 3) for xy in ([0.0, 3.2], [-2.77, -1.6], [2.77, -1.6])]
     assert picked == [0, 1, 2], picked
     page.locator(PLOT).scroll_into_view_if_needed()
     page.locator(".studio-live").screenshot(path=str(ARTIFACTS / f"lesson5-classes-{size}-paused.png"))
