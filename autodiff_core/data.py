@@ -11,6 +11,10 @@ jitter.
 regression it lies in [-1, 1]. Every draw comes from the given ``torch.Generator``, never the global RNG, so
 a dataset is decided by its seed alone even when many students train at once.
 
+Beyond TF, sets of 2 to 6 classes (blobs, spiral arms, a pie of sectors) take ``classes=`` too, and ``y`` is
+the class, 0 to classes - 1. The class's own points (``OWN_DATASETS``) have no generator: they are drawn on
+the plane or uploaded, and travel in the config (``own_data.py``).
+
 Lesson 4's two clusters, the tutorial's own points, are ``gaussian_clusters``.
 """
 
@@ -25,6 +29,7 @@ import torch
 Generator = Callable[[int, float, torch.Generator], tuple[torch.Tensor, torch.Tensor]]
 Split = tuple[torch.Tensor, torch.Tensor]  # (points (n, 2), labels (n,))
 EXTENT = (-6.0, 6.0, -6.0, 6.0)  # the plane every heatmap shows: x0, x1, y0, y1 (TF's domain)
+OWN, OWN_REGRESSION = "Your points", "Your points (regression)"  # drawn on the plane or uploaded
 
 
 def _uniform(shape, lo: float, hi: float, g: torch.Generator) -> torch.Tensor:
@@ -138,12 +143,55 @@ multi_gaussian = _regression(_gaussians_label)
 multi_gaussian.__doc__ = "Uniform on -6..6; the target is six signed bumps, read at the noisy point."
 
 
+def _shares(n: int, classes: int) -> list[int]:
+    """``n`` points shared out over ``classes``, as evenly as they go (the first classes take one more)."""
+    return [n // classes + (k < n % classes) for k in range(classes)]
+
+
+def _by_class(counts: list[int]) -> torch.Tensor:
+    return torch.cat([torch.full((m,), float(k)) for k, m in enumerate(counts)])
+
+
+def blobs(n: int, noise: float, g: torch.Generator, classes: int = 3) -> tuple[torch.Tensor, torch.Tensor]:
+    """``classes`` Gaussian clouds with centres evenly spaced on a circle of radius 3.2 (class 0 at the top);
+    their standard deviation grows from 0.5 to 1.5 as noise goes from 0 to 0.5."""
+    counts, std = _shares(n, classes), 0.5 + 2 * noise
+    angles = torch.tensor([math.pi / 2 + 2 * math.pi * k / classes for k, m in enumerate(counts) for _ in range(m)])
+    centres = 3.2 * torch.stack([torch.cos(angles), torch.sin(angles)], 1)  # (n, 2)
+    return centres + std * torch.randn(n, 2, generator=g), _by_class(counts)
+
+
+def spiral_arms(n: int, noise: float, g: torch.Generator, classes: int = 3) -> tuple[torch.Tensor, torch.Tensor]:
+    """``classes`` spiral arms from the centre out to radius 5.5, each turned by 1/classes of a circle from the
+    last and winding 3/4 of a turn (CS231n's spiral); noise jitters each point, as in TF's spirals."""
+    parts = []
+    for k, m in enumerate(_shares(n, classes)):
+        i = torch.arange(m, dtype=torch.float32) / max(m, 1)
+        r, t = 0.3 + 5.2 * i, 2 * math.pi * (k / classes + 0.75 * i)
+        parts.append(torch.stack([r * torch.cos(t), r * torch.sin(t)], 1))
+    return torch.cat(parts) + _uniform((n, 2), -1, 1, g) * noise * 2, _by_class(_shares(n, classes))
+
+
+def pie(n: int, noise: float, g: torch.Generator, classes: int = 3) -> tuple[torch.Tensor, torch.Tensor]:
+    """A disc of radius 5.5 cut into ``classes`` equal sectors, class 0 from angle 0 on, with as many points in
+    each (uniform over its sector); noise jitters each point (up to 1.25 at noise 0.5), across the cuts too."""
+    counts = _shares(n, classes)
+    y = _by_class(counts)
+    r = 5.5 * torch.rand(n, generator=g).sqrt()  # sqrt: as many points per area near the centre as at the rim
+    angle = (y + torch.rand(n, generator=g)) * (2 * math.pi / classes)
+    x = torch.stack([r * torch.cos(angle), r * torch.sin(angle)], 1)
+    return x + _uniform((n, 2), -2.5, 2.5, g) * noise, y
+
+
 @dataclass(frozen=True)
 class DataSpec:
+    """``draw`` makes the points. ``classes``: ``draw`` takes ``classes=`` (2 to 6); the others have two."""
+
     draw: Generator
     regression: bool = False
     # the noise-free label of each point, for the sets whose noise flips labels (None: noise moves the points)
     rule: Callable[[torch.Tensor], torch.Tensor] | None = None
+    classes: bool = False
 
 
 PLAYGROUND_DATASETS: dict[str, DataSpec] = {
@@ -154,24 +202,45 @@ PLAYGROUND_DATASETS: dict[str, DataSpec] = {
     "Two moons": DataSpec(two_moons),
     "Plane (regression)": DataSpec(plane, regression=True),
     "Multi-Gaussian (regression)": DataSpec(multi_gaussian, regression=True),
+    "Blobs": DataSpec(blobs, classes=True),
+    "Spiral arms": DataSpec(spiral_arms, classes=True),
+    "Pie slices": DataSpec(pie, classes=True),
 }
+# The class's own points, drawn on the plane or uploaded: no generator, the config holds them (own_data.py).
+# Each name -> whether it is a regression.
+OWN_DATASETS = {OWN: False, OWN_REGRESSION: True}
+DATASET_NAMES = (*PLAYGROUND_DATASETS, *OWN_DATASETS)  # every choice of lesson 5's Data
 
 
 def is_regression(name: str) -> bool:
-    return PLAYGROUND_DATASETS[name].regression
+    return OWN_DATASETS[name] if name in OWN_DATASETS else PLAYGROUND_DATASETS[name].regression
 
 
-def make_playground_data(name: str, n: int, noise: float, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Draw ``n`` points of dataset ``name`` with its own generator seeded ``seed``."""
+def takes_classes(name: str) -> bool:
+    """Whether dataset ``name`` comes in 2 to 6 classes (else it has two, or it is a regression)."""
+    return not OWN_DATASETS[name] if name in OWN_DATASETS else PLAYGROUND_DATASETS[name].classes
+
+
+def is_own(name: str) -> bool:
+    """Whether dataset ``name`` is the class's own points, drawn or uploaded (not drawn from a seed)."""
+    return name in OWN_DATASETS
+
+
+def make_playground_data(name: str, n: int, noise: float, seed: int, classes: int = 2
+                         ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Draw ``n`` points of dataset ``name`` with its own generator seeded ``seed``; ``classes`` for the sets
+    that take it."""
     if name not in PLAYGROUND_DATASETS:
         raise ValueError(f"dataset must be one of: {', '.join(PLAYGROUND_DATASETS)}; not {name!r}.")
-    return PLAYGROUND_DATASETS[name].draw(n, noise, torch.Generator().manual_seed(seed))
+    spec = PLAYGROUND_DATASETS[name]
+    extra = {"classes": classes} if spec.classes else {}
+    return spec.draw(n, noise, torch.Generator().manual_seed(seed), **extra)
 
 
 def flipped_labels(name: str, points: torch.Tensor, y: torch.Tensor) -> torch.Tensor | None:
     """Which of ``points`` (n, 2) noise gave the other class's label ``y``: a bool (n,); None for the sets whose
     labels never flip (clusters, spirals, moons: noise moves their points) and for regression."""
-    rule = PLAYGROUND_DATASETS[name].rule
+    rule = PLAYGROUND_DATASETS[name].rule if name in PLAYGROUND_DATASETS else None  # own points: as drawn
     return None if rule is None else rule(points) != y.cpu().to(torch.float32)
 
 

@@ -25,7 +25,8 @@ GRID = 12  # each neuron's map: GRID x GRID points over the plane
 class NetworkState:
     """``maps[c]``: column c's neurons over the plane, ``(neurons, grid, grid)``, rows along y; column 0 is
     the input features (each scaled to -1..1), the last the output. ``weights[c]``: ``(out, in)`` from
-    column c to c + 1; ``biases[c]``: column c + 1's biases. The output map is on the colour scale -1..1 (2p - 1)."""
+    column c to c + 1; ``biases[c]``: column c + 1's biases. The output map is on the colour scale -1..1 (2p - 1):
+    P(class 1), or with 3 to 6 classes each class's probability, one output neuron a class."""
 
     step: int
     names: tuple[str, ...]  # the input features
@@ -49,10 +50,11 @@ def network_state(pg: Playground, grid: int = GRID, params: Params | None = None
         for weight, bias in params[:-1]:  # MLP.forward, with these weights
             x = pg.model.act(torch.nn.functional.linear(x, weight, bias))  # (grid*grid, width)
             hidden.append(x)
-        out = torch.nn.functional.linear(x, *params[-1]).squeeze(-1)  # (grid*grid,)
-    out = out if pg.config.regression else 2 * torch.sigmoid(out) - 1
+        z = torch.nn.functional.linear(x, *params[-1])  # (grid*grid, outputs)
+        p = pg.model.head(z)  # (grid*grid,), or (grid*grid, classes) from MySoftmax
+    out = (p if pg.config.regression else 2 * p - 1).reshape(len(z), -1)  # (grid*grid, outputs)
     shown = inputs / inputs.abs().amax(0).clamp_min(1e-12)  # each feature on -1..1, as TF draws its inputs
-    columns = [shown, *hidden, out[:, None]]
+    columns = [shown, *hidden, out]
     maps = tuple(c.T.reshape(-1, grid, grid).cpu().float().numpy() for c in columns)
     # copies: on the CPU, .numpy() of a float32 parameter shares its memory, which training goes on changing
     return NetworkState(step, pg.config.features, maps, tuple(w.cpu().float().numpy().copy() for w, _ in params),

@@ -194,6 +194,32 @@ class MyLinear(Function):
         return grad_output
 
 
+class MySoftmax(Function):
+    """Softmax over the last dimension, lesson 5's output for 3 to 6 classes. Not element-wise: each output
+    depends on every input of its row, so its backward is a vector-Jacobian product, not a slope."""
+
+    @staticmethod
+    def forward(ctx, input):
+        """In: ``input`` (..., classes), the logits. Out: ``y`` of the same shape, each row positive and summing
+        to 1: ``y_i = exp(input_i) / sum_j exp(input_j)``. The row's largest logit is taken off first (y does not
+        change), so exp never overflows. y is saved: the Jacobian needs only y."""
+        e = torch.exp(input - input.amax(-1, keepdim=True))
+        y = e / e.sum(-1, keepdim=True)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        """In: ``g`` = dLoss/dy (..., classes). Out: dLoss/dinput = g @ J, J the Jacobian dy/dinput:
+        J_ii = y_i (1 - y_i) and J_ij = -y_i y_j, that is diag(y) - y yᵀ. Multiplied out row by row it is
+        ``y * (g - (g * y).sum(-1, keepdim=True))``, and the classes x classes matrix is never built."""
+        (y,) = ctx.saved_tensors
+        return y * (grad_output - (grad_output * y).sum(-1, keepdim=True))
+
+
+softmax = MySoftmax.apply
+
+
 @dataclass(frozen=True)
 class FunctionSpec(OfMaths):
     """One registry entry: the Function, whether its backward is right, and the mathematical function it

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import replace
 
 import torch
 from torch import nn
 
-from .data import EXTENT, make_playground_data
+from . import own_data
+from .classes import cross_entropy, surface_values
+from .data import EXTENT, is_own, make_playground_data
 from .devices import resolve_device, resolve_dtype
 from .features import feature_matrix
-from .functions import get_activation
+from .functions import get_activation, softmax
 from .gradflow import dead_fractions, weight_grad_norms
 from .playground_config import (
     MAX_DEPTH,
@@ -37,12 +40,12 @@ __all__ = ["MAX_DEPTH", "MLP", "OPTIMIZERS", "Playground", "PlaygroundConfig", "
 
 class MLP(nn.Module):
     """Linear layers with the chosen activation between them, and a sigmoid on the single output (none
-    for regression)."""
+    for regression), or with ``outputs`` of 3 to 6, one logit per class and ``MySoftmax`` over them."""
 
     def __init__(self, hidden: tuple[int, ...], activation: str, generator: torch.Generator, *, inputs: int = 2,
-                 regression: bool = False) -> None:
+                 regression: bool = False, outputs: int = 1) -> None:
         super().__init__()
-        sizes = (inputs, *hidden, 1)
+        sizes = (inputs, *hidden, outputs)
         pairs = zip(sizes[:-1], sizes[1:], strict=True)
         self.layers = nn.ModuleList(nn.utils.skip_init(nn.Linear, a, b) for a, b in pairs)
         for layer in self.layers:  # nn.Linear's own initialisation, from our generator
@@ -50,33 +53,39 @@ class MLP(nn.Module):
             bound = 1 / math.sqrt(layer.in_features)
             nn.init.uniform_(layer.bias, -bound, bound, generator=generator)
         self.act = get_activation(activation)
-        self.regression = regression
+        self.regression, self.outputs = regression, outputs
         self.weights = [layer.weight for layer in self.layers]
         self.pairs = [(layer.weight, layer.bias) for layer in self.layers]  # F.linear on these skips the
         # nn.Module call machinery, a tenth of a small net's step (``.to()`` keeps the same Parameters)
 
+    def head(self, z: torch.Tensor) -> torch.Tensor:
+        """The last layer's (n, outputs) -> the answer: (n,) P(class 1) or a regression's value, or (n, classes)
+        probabilities from ``MySoftmax``."""
+        if self.outputs > 1:
+            return softmax(z)
+        z = z.squeeze(-1)
+        return z if self.regression else torch.sigmoid(z)
+
     def forward(self, x: torch.Tensor, hidden: list | None = None) -> torch.Tensor:
-        """(n, inputs) -> (n,) probabilities, or values for regression; appends each hidden layer's
-        activations (n, width) to ``hidden`` when one is given."""
+        """(n, inputs) -> (n,) probabilities, or values for regression, or (n, classes) probabilities; appends
+        each hidden layer's activations (n, width) to ``hidden`` when one is given."""
         for weight, bias in self.pairs[:-1]:
             x = self.act(nn.functional.linear(x, weight, bias))
             if hidden is not None:
                 hidden.append(x)
-        out = nn.functional.linear(x, *self.pairs[-1]).squeeze(-1)
-        return out if self.regression else torch.sigmoid(out)
+        return self.head(nn.functional.linear(x, *self.pairs[-1]))
 
     def evaluate(self, columns: torch.Tensor, hidden: list) -> torch.Tensor:
-        """forward() for many points at once, with the points as columns: (inputs, n) -> (n,); appends each
-        hidden layer's activations (width, n) to ``hidden``. The same numbers up to float rounding, for use
-        under no_grad: on the CPU, ``W @ x + b`` with n columns costs about half of ``F.linear`` on n rows
+        """forward() for many points at once, with the points as columns: (inputs, n) -> (n,) or (n, classes);
+        appends each hidden layer's activations (width, n) to ``hidden``. The same numbers up to float rounding,
+        for use under no_grad: on the CPU, ``W @ x + b`` with n columns costs about half of ``F.linear`` on n rows
         when a layer has 2 to 8 inputs (bench/playground_cost.py)."""
         x = columns
         for weight, bias in self.pairs[:-1]:
             x = self.act(torch.addmm(bias[:, None], weight, x))  # (width, n)
             hidden.append(x)
         weight, bias = self.pairs[-1]
-        out = torch.addmm(bias[:, None], weight, x).squeeze(0)  # (n,)
-        return out if self.regression else torch.sigmoid(out)
+        return self.head(torch.addmm(bias[:, None], weight, x).T)  # (n, outputs) into the head
 
 
 class Playground:
@@ -85,16 +94,28 @@ class Playground:
     def __init__(self, config: PlaygroundConfig) -> None:
         self.config = config
         self.device, self.dtype = resolve_device(config.device), resolve_dtype(config.dtype)
-        points, y = make_playground_data(config.dataset, 2 * config.n_per_class, config.noise, config.data_seed)
+        self._load_data(config)
+        self.reset()
+
+    def _load_data(self, config: PlaygroundConfig) -> None:
+        """The points, split into train and test, their features, and the grid the surface is drawn on."""
+        if is_own(config.dataset):  # the class's own: a point added at the end leaves the others' split alone
+            points, y = own_data.tensors(config.points, config.regression)
+            test = own_data.split_mask(len(y), config.test_fraction, config.data_seed)
+            split, n_test = torch.cat([test.nonzero()[:, 0], (~test).nonzero()[:, 0]]), int(test.sum())
+            self.extent = own_data.extent(config.points)
+        else:
+            points, y = make_playground_data(config.dataset, config.n_points, config.noise, config.data_seed,
+                                             config.classes)
+            split = torch.randperm(len(y), generator=torch.Generator().manual_seed(config.data_seed + 1))
+            n_test = max(1, round(len(y) * config.test_fraction))
+            self.extent = EXTENT
         self.points = points  # (n, 2) the coordinates; the network sees their features
         x = feature_matrix(points, config.features)  # (n, features)
-        split = torch.randperm(len(y), generator=torch.Generator().manual_seed(config.data_seed + 1))
-        n_test = max(1, round(len(y) * config.test_fraction))
         to = {"device": self.device, "dtype": self.dtype}
         self.x_test, self.y_test = x[split[:n_test]].to(**to), y[split[:n_test]].to(**to)
         self.x_train, self.y_train = x[split[n_test:]].to(**to), y[split[n_test:]].to(**to)
         self.points_test, self.points_train = points[split[:n_test]], points[split[n_test:]]  # for drawing
-        self.extent = EXTENT
         gx = torch.linspace(self.extent[0], self.extent[1], config.grid)
         gy = torch.linspace(self.extent[2], self.extent[3], config.grid)
         yy, xx = torch.meshgrid(gy, gx, indexing="ij")
@@ -106,17 +127,27 @@ class Playground:
         self.y_var = y.var(unbiased=False).item() or 1.0  # regression: the loss of always answering the mean
         self.y_both = torch.cat([self.y_train, self.y_test])  # targets of train then test points
         self.y_both_bool = self.y_both.bool()
+        # what the loss compares the answers with: class numbers for the softmax's cross-entropy, else y itself
+        many = config.outputs > 1
+        self.targets_train = self.y_train.long() if many else self.y_train
+        self.targets_both = self.y_both.long() if many else self.y_both
         # (2, n) ones on the train then on the test points, and each split's size: _fit's sums and means
         self.split_rows = torch.zeros(2, len(self.y_both), **to)
         self.split_rows[0, :len(self.y_train)] = self.split_rows[1, len(self.y_train):] = 1
         self.split_sizes = torch.tensor([[len(self.y_train)], [len(self.y_test)]], **to)
-        self.reset()
+
+    def set_points(self, points: tuple) -> None:
+        """New points of the class's own (one drawn, one erased, a file read) in place of the old: the weights,
+        the optimizer's state and the step stay, so training goes on from where it is on the new data."""
+        config = replace(self.config, points=points)  # checked, as every config is
+        self._load_data(config)
+        self.config = config
 
     def reset(self) -> None:
         """Back to step 0 with the initial weights of ``init_seed`` (the same weights every time)."""
         g = torch.Generator().manual_seed(self.config.init_seed)
         self.model = MLP(self.config.hidden, self.config.activation, g, inputs=len(self.config.features),
-                         regression=self.config.regression).to(self.device, self.dtype)
+                         regression=self.config.regression, outputs=self.config.outputs).to(self.device, self.dtype)
         self.batches = torch.Generator().manual_seed(self.config.init_seed + 1)  # mini-batch order
         self.steps_done = 0
         self.forked_at: int | None = None  # the step of another run's state it went on from (playground_state)
@@ -130,7 +161,8 @@ class Playground:
             raise ValueError("set_training only changes training settings; build a new Playground instead.")
         self.config = config
         self.params = list(self.model.parameters())
-        self.loss_fn = nn.functional.mse_loss if config.regression else nn.functional.binary_cross_entropy
+        self.loss_fn = (nn.functional.mse_loss if config.regression else cross_entropy if config.outputs > 1
+                        else nn.functional.binary_cross_entropy)
         if config.optimizer == "Adam":
             self.optimizer = torch.optim.Adam(self.params, lr=config.learning_rate)
         elif config.optimizer == "SGD + momentum":
@@ -144,9 +176,9 @@ class Playground:
         idx = torch.randint(0, n, (min(config.batch_size, n),), generator=self.batches)
         if self.device.type != "cpu":
             idx = idx.to(self.device)
-        x, y = self.x_train[idx], self.y_train[idx]
+        x, y = self.x_train[idx], self.targets_train[idx]
         # forward
-        p = self.model.forward(x)  # (batch,); forward() skips nn.Module's hook machinery
+        p = self.model.forward(x)  # (batch,) or (batch, classes); forward() skips nn.Module's hook machinery
         # loss: cross-entropy for classes, squared error for regression
         loss = self.loss_fn(p, y)
         # backward
@@ -177,7 +209,11 @@ class Playground:
             points, surface = out.split([n_train + n_test, n_grid])
             if self.config.regression:
                 surface = ((surface + 1) / 2).clamp(0, 1)
-            lo_hi = torch.stack(points.aminmax())  # a spread of 0: one answer for every point; NaN or inf: diverged
+            if points.dim() == 2:  # many classes: the most any class's probability varies over the points
+                surface = surface_values(surface.T)
+                lo_hi = torch.stack([torch.zeros_like(points[0, 0]), (points.amax(0) - points.amin(0)).max()])
+            else:
+                lo_hi = torch.stack(points.aminmax())  # a spread of 0: one answer for every point; NaN or inf: diverged
             dead = dead_fractions([h[:, :n_train] for h in hidden], points_dim=1)
             values = torch.cat([self._fit(points).view(-1), lo_hi, self.grad_norms, dead]).tolist()
             rows = surface.reshape(self.config.grid, self.config.grid).double().round(decimals=3).tolist()
@@ -197,6 +233,10 @@ class Playground:
         """(2, 3): for the train then the test points, [loss, accuracy, share of outputs at exactly 0 or 1],
         from the outputs ``p`` on the train then the test points; for regression the "accuracy" is the share
         of variance explained. All six means come from one product with the split's indicator rows."""
+        if p.dim() == 2:  # many classes: cross-entropy of MySoftmax's probabilities, and the class picked
+            per_point = torch.stack([cross_entropy(p.nan_to_num(0.0), self.targets_both, reduction="none"),
+                                     p.argmax(1) == self.targets_both, p.amax(1) == 1])
+            return self.split_rows @ per_point.T / self.split_sizes
         pinned = (p == 0) | (p == 1)
         if self.config.regression:
             per_point = torch.stack([(p - self.y_both).square(), pinned])  # (2, n): squared error, pinned

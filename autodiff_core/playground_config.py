@@ -7,7 +7,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, replace
 
-from .data import PLAYGROUND_DATASETS, is_regression
+from . import own_data
+from .classes import MAX_CLASSES
+from .data import DATASET_NAMES, is_own, is_regression, takes_classes
 from .features import DEFAULT_FEATURES, require_features
 from .footprint import Footprint
 from .functions import FUNCTIONS, activation_names
@@ -47,6 +49,11 @@ class PlaygroundConfig:
     Data are drawn as TF Playground draws them (``data``): about -6..6, ``noise`` 0 to 0.5.
     Regularization, as in TF, acts on the weights, not the biases: ``l2`` adds ``l2 * w`` to each weight's
     gradient and ``l1`` adds ``l1 * sign(w)``.
+
+    ``classes``: 2 (one sigmoid output, binary cross-entropy, as TF), or 3 to 6 (one output per class, MySoftmax
+    and cross-entropy; ``classes.py``) for the datasets that take it. ``points``: the class's own points,
+    ``(x1, x2, class or target)`` each, for the datasets ``OWN`` and ``OWN_REGRESSION`` (``own_data.py``); they
+    are data, not the model: changing them keeps the weights (``model_key`` leaves them out).
     """
 
     dataset: str = "XOR"
@@ -66,9 +73,11 @@ class PlaygroundConfig:
     grid: int = 32  # decision surface resolution, grid x grid points (coarse: it is re-sent while live)
     device: str = "cpu"
     dtype: str = "float32"
+    classes: int = 2
+    points: tuple[tuple[float, float, float], ...] = ()
 
     def __post_init__(self) -> None:
-        require_choice("dataset", self.dataset, list(PLAYGROUND_DATASETS))
+        require_choice("dataset", self.dataset, list(DATASET_NAMES))
         require_int("n_per_class", self.n_per_class, 2, 5_000)
         require_float("noise", self.noise, 0.0, 0.5)
         require_float("test_fraction", self.test_fraction, 0.05, 0.9)
@@ -88,20 +97,47 @@ class PlaygroundConfig:
         require_int("grid", self.grid, 5, 200)
         require_device_name(self.device)
         require_dtype(self.dtype)
+        self._check_classes_and_points()
+
+    def _check_classes_and_points(self) -> None:
+        require_int("classes", self.classes, 2, MAX_CLASSES)
+        if self.classes != 2 and not takes_classes(self.dataset):
+            raise ValueError(f"classes must be 2 for {self.dataset}, which has two classes (or is a regression); "
+                             f"got {self.classes}.")
+        if not is_own(self.dataset):
+            if self.points:
+                raise ValueError(f"points are for the datasets of your own points, not {self.dataset}.")
+            return
+        own_data.require_points(self.points, self.regression)
+        if not self.regression and own_data.classes_in(self.points) > self.classes:
+            raise ValueError(f"classes must be at least {own_data.classes_in(self.points)}: the points use class "
+                             f"{own_data.classes_in(self.points) - 1}; got {self.classes}.")
+
+    @property
+    def outputs(self) -> int:
+        """The network's outputs: one (a sigmoid's, or a regression's value), or one logit per class."""
+        return self.classes if self.classes > 2 else 1
+
+    @property
+    def n_points(self) -> int:
+        return len(self.points) if is_own(self.dataset) else self.classes * self.n_per_class
 
     def footprint(self) -> Footprint:
         """A small MLP, its points and the surface's grid, each layer's activations kept for backward."""
-        widths = (2, *self.hidden, 1)
-        points = 2 * self.n_per_class + self.grid**2
+        widths = (2, *self.hidden, self.outputs)
+        points = self.n_points + self.grid**2
         params = sum(a * b for a, b in zip(widths, widths[1:], strict=False))
         return Footprint(points * sum(widths) * 4 + params * 4, 6 * points * params, fixed_bytes=2**20,
                          fixed_seconds=5e-4, hint="Use fewer points or narrower layers.",
                          activation_elements=points * max(self.hidden), activation_calls=len(self.hidden))
 
     def model_key(self) -> tuple:
-        """The settings that define the data and the initial model (the rest only change training)."""
-        return (self.dataset, self.n_per_class, self.noise, self.test_fraction, self.data_seed, self.features,
-                self.hidden, self.activation, self.init_seed, self.device, self.dtype)
+        """The settings that define the data and the initial model (the rest only change training). The class's
+        own points are left out: drawing or erasing one changes the data, and the model trains on from where it is
+        (``Playground.set_points``), and so are the points per class and the noise, which do not apply to them."""
+        drawn = None if is_own(self.dataset) else (self.n_per_class, self.noise)
+        return (self.dataset, drawn, self.test_fraction, self.data_seed, self.features, self.hidden, self.activation,
+                self.init_seed, self.device, self.dtype, self.classes)
 
     @property
     def regression(self) -> bool:
@@ -119,7 +155,8 @@ class PlaygroundSnapshot:
     train_accuracy: float
     test_accuracy: float
     # (grid, grid) rows along y, on one colour scale 0..1: P(class 1), or for regression (output + 1) / 2,
-    # so -1 and +1 take the two class colours, as in TF Playground
+    # so -1 and +1 take the two class colours, as in TF Playground; with 3 to 6 classes, class + strength
+    # (classes.surface_values): the class picked, and how sure the network is of it
     surface: tuple[tuple[float, ...], ...]
     diverged: bool = False
     message: str = ""

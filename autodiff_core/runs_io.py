@@ -19,6 +19,7 @@ from importlib import metadata
 import numpy as np
 import torch
 
+from .own_data import MAX_POINTS
 from .run_file_json import Odd, parse
 
 FORMAT = "autograd-studio-run/1"
@@ -32,6 +33,7 @@ MAX_STEP = 10**9
 MAX_LIST = 16  # items of a setting's or a state's list: layer widths, features, gradient norms
 MAX_SETTING_TEXT = 200  # characters of a setting's text (a dataset, an activation, a device)
 MAX_MESSAGE = 10_000  # characters of a run's or a state's message
+POINTS = "tuple[tuple[float, float, float], ...]"  # lesson 5's own points: up to MAX_POINTS (x1, x2, value)
 # The lessons with run files: lesson -> (its config class, its snapshot class). Each lesson registers its own
 # (studio/lessons.py does, for the app's); a script that writes run files of its own trainer registers it too.
 KINDS: dict[str, tuple[type, type]] = {}
@@ -109,6 +111,8 @@ def _field_value(field: dataclasses.Field, value):
         return tuple(tuple(math.nan if v is None else float(v) for v in row) for row in value)
     if field.type == "tuple[float, ...]":
         return tuple(math.nan if v is None else float(v) for v in value)
+    if field.type == POINTS:
+        return tuple(tuple(float(v) for v in point) for point in value)
     return tuple(value) if isinstance(value, list) else value
 
 
@@ -137,7 +141,11 @@ _NOUNS = {"int": "whole numbers", "float": "numbers (or null)", "str": "texts"}
 
 
 def _fits(kind: str, value, limit: int) -> bool:
-    """``value`` is of the annotation ``kind`` (``int``, ``float``, ``bool``, ``str`` or ``tuple[X, ...]``)."""
+    """``value`` is of the annotation ``kind`` (``int``, ``float``, ``bool``, ``str``, ``tuple[X, ...]`` or
+    ``POINTS``)."""
+    if kind == POINTS:
+        return type(value) is list and len(value) <= MAX_POINTS and all(
+            type(p) is list and len(p) == 3 and all(type(v) in (int, float) for v in p) for p in value)
     if kind.startswith("tuple["):
         inner = kind[6:-6]
         return type(value) is list and len(value) <= MAX_LIST and all(_fits(inner, v, limit) for v in value)
@@ -153,6 +161,8 @@ def _a(name: str) -> str:
 
 
 def _expected(kind: str, limit: int, steps: bool = False) -> str:
+    if kind == POINTS:
+        return f"a list of at most {MAX_POINTS:,} points, each a list of three numbers (x1, x2, class or target)"
     if kind.startswith("tuple["):
         return f"a list of at most {MAX_LIST} {_NOUNS[kind[6:-6]]}"
     if kind == "int" and steps:

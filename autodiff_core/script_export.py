@@ -1,12 +1,14 @@
-"""A playground run as a standalone PyTorch script: data, features, network, the custom Function's source,
-optimizer and seeds, written out in plain PyTorch. ``python run.py`` retrains from step 0 and prints the
-training loss after every step; the numbers are the app's, to float tolerance.
+"""A playground run as a standalone PyTorch script: data, features, network, the custom Function's source
+(and with 3 to 6 classes, MySoftmax's and the cross-entropy's), optimizer and seeds, written out in plain
+PyTorch. ``python run.py`` retrains from step 0 and prints the training loss after every step; the numbers are
+the app's, to float tolerance.
 
 The points are written into the file (exactly: each float32 printed in full), so the script needs nothing
-but torch. Initial weights and mini-batches come from the same seeded generators, drawn in the same order as
-``playground.Playground``. The training settings exported are the current ones: a run whose learning rate
-was changed half-way is re-run with the last rate throughout. Weights set by hand in the app
-(``Playground.set_weight``) are set again after the same step, to the same values.
+but torch; the class's own points, drawn or uploaded, travel that way too. Initial weights and mini-batches
+come from the same seeded generators, drawn in the same order as ``playground.Playground``. The training
+settings exported are the current ones: a run whose learning rate was changed half-way is re-run with the last
+rate throughout. Weights set by hand in the app (``Playground.set_weight``) are set again after the same step,
+to the same values.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ import inspect
 
 import torch
 
+from .classes import cross_entropy
 from .features import FEATURE_SOURCE
-from .functions import BUILTIN_ACTIVATIONS, FUNCTIONS
+from .functions import BUILTIN_ACTIVATIONS, FUNCTIONS, MySoftmax
 from .playground import Playground, PlaygroundConfig
 
-_HEADER = '''"""Lesson 5's run as plain PyTorch: {dataset}, features {features}, hidden layers {hidden},
+_HEADER = '''"""Lesson 5's run as plain PyTorch: {dataset}{classes}, features {features}, hidden layers {hidden},
 activation {activation}, {optimizer} at learning rate {lr:g}, batch {batch}, L1 {l1:g}, L2 {l2:g}.
 
     python {filename}        # prints: step, training loss over the whole training set
@@ -68,14 +71,14 @@ class MLP(nn.Module):
 
 
 x_train = features(torch.tensor(TRAIN_POINTS)).to(DTYPE)  # features in float32, as the app computes them
-y_train = torch.tensor(TRAIN_Y).to(DTYPE)
+y_train = torch.tensor(TRAIN_Y).{targets}
 x_test = features(torch.tensor(TEST_POINTS)).to(DTYPE)
-y_test = torch.tensor(TEST_Y).to(DTYPE)
+y_test = torch.tensor(TEST_Y).{targets}
 model = MLP({sizes}, torch.Generator().manual_seed({init_seed})).to(DTYPE)
 weights = [layer.weight for layer in model.layers]
 params = list(model.parameters())
 batches = torch.Generator().manual_seed({batch_seed})  # the mini-batch order
-loss_fn = nn.functional.{loss}
+loss_fn = {loss}
 {optimizer_line}
 lr, l1, l2 = {lr!r}, {l1!r}, {l2!r}
 {edits}
@@ -167,18 +170,37 @@ def export_script(pg: Playground, steps: int | None = None, filename: str = "pla
         raise ValueError("Export a run on the CPU: the script reproduces CPU arithmetic.")
     y = {"train_y": pg.y_train, "test_y": pg.y_test}
     opt_line, update = _OPTIMIZERS[c.optimizer]
-    fields = dict(dataset=c.dataset, features=", ".join(c.features), hidden=c.hidden, activation=c.activation,
+    fields = dict(dataset=c.dataset, classes=f" ({c.classes} classes)" if c.outputs > 1 else "",
+                  features=", ".join(c.features), hidden=c.hidden, activation=c.activation,
                   optimizer=c.optimizer, lr=c.learning_rate, batch=c.batch_size, l1=c.l1, l2=c.l2,
                   filename=filename, steps=pg.steps_done if steps is None else steps, dtype=c.dtype,
                   data_seed=c.data_seed, train_points=_floats(pg.points_train), test_points=_floats(pg.points_test),
                   **{k: _floats(v.float()) for k, v in y.items()}, n_features=len(c.features),
                   feature_columns=", ".join(FEATURE_SOURCE[f] for f in c.features))
-    model = dict(head="" if c.regression else ", and a sigmoid on the output",
-                 output="self.layers[-1](x).squeeze(-1)" if c.regression
-                 else "torch.sigmoid(self.layers[-1](x).squeeze(-1))",
-                 sizes=(len(c.features), *c.hidden, 1), init_seed=c.init_seed, batch_seed=c.init_seed + 1,
-                 loss="mse_loss" if c.regression else "binary_cross_entropy",
+    model = dict(**_head(c), sizes=(len(c.features), *c.hidden, c.outputs), init_seed=c.init_seed,
+                 batch_seed=c.init_seed + 1,
                  optimizer_line=opt_line.format(lr=c.learning_rate), lr=c.learning_rate, l1=c.l1, l2=c.l2,
                  batch_size=min(c.batch_size, len(pg.y_train)), update=update,
                  **_edits(pg, fields["steps"]))
-    return _HEADER.format(**fields) + activation_source(c.activation) + _MODEL.format(**model)
+    return _HEADER.format(**fields) + activation_source(c.activation) + _output_source(c) + _MODEL.format(**model)
+
+
+def _head(c: PlaygroundConfig) -> dict[str, str]:
+    """The network's output and loss as the script writes them: a regression's value and squared error, a
+    sigmoid and binary cross-entropy, or MySoftmax and the cross-entropy of its probabilities."""
+    if c.regression:
+        return dict(head="", output="self.layers[-1](x).squeeze(-1)", loss="nn.functional.mse_loss",
+                    targets="to(DTYPE)")
+    if c.outputs == 1:
+        return dict(head=", and a sigmoid on the output", output="torch.sigmoid(self.layers[-1](x).squeeze(-1))",
+                    loss="nn.functional.binary_cross_entropy", targets="to(DTYPE)")
+    return dict(head=f", and MySoftmax over the {c.classes} class outputs", output="softmax(self.layers[-1](x))",
+                loss="cross_entropy", targets="long()  # class numbers")
+
+
+def _output_source(c: PlaygroundConfig) -> str:
+    """With 3 to 6 classes: MySoftmax and the cross-entropy, as the app's own source."""
+    if c.outputs == 1:
+        return ""
+    return (f"\n\n{inspect.getsource(MySoftmax)}\n\nsoftmax = MySoftmax.apply\n\n\n"
+            f"{inspect.getsource(cross_entropy)}")

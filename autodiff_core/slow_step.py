@@ -49,15 +49,15 @@ def slow_step(pg: Playground) -> StepTrace:
     n = pg.sizes[0]
     idx = torch.randint(0, n, (min(pg.config.batch_size, n),), generator=pg.batches)
     pg.batches.set_state(state)  # pg.step() draws this same batch again
-    x, y = pg.x_train[idx.to(pg.device)], pg.y_train[idx.to(pg.device)]
+    x, y = pg.x_train[idx.to(pg.device)], pg.targets_train[idx.to(pg.device)]
     pres, posts, h = [], [], x
     for i, layer in enumerate(pg.model.layers):
         z = nn.functional.linear(h, layer.weight, layer.bias)  # (batch, width)
         last = i == len(pg.model.layers) - 1
-        h = (z if pg.config.regression else torch.sigmoid(z)) if last else pg.model.act(z)
+        h = pg.model.head(z) if last else pg.model.act(z)  # the output: sigmoid, MySoftmax, or z (regression)
         pres.append(z)
         posts.append(h)
-    loss = pg.loss_fn(h.squeeze(-1), y)
+    loss = pg.loss_fn(h, y)
     weights = [layer.weight for layer in pg.model.layers]
     grads = torch.autograd.grad(loss, [*pres, *posts, *weights], retain_graph=True)
     k = len(pres)

@@ -3,7 +3,7 @@ Playground's way, with its gradient flow beside and the run as a PyTorch script.
 
 import streamlit as st
 
-from autodiff_core.data import PLAYGROUND_DATASETS, is_regression, label_noise_note
+from autodiff_core.data import DATASET_NAMES, is_regression, label_noise_note
 from autodiff_core.diagram import GRID, MAX_WIDTH, drawable, network_state
 from autodiff_core.features import ordered
 from autodiff_core.figures.gradflow import discretized, gradient_flow_figure, gradient_flow_live
@@ -27,6 +27,8 @@ from studio.lessons import FEATURE_KEYS, MAX_NEURONS, widget
 from studio.live_chart import live_chart
 from studio.live_view import current_run, speed_value, status_text
 from studio.page import require_app
+from studio.playground_classes import softmax_panel
+from studio.playground_data import config_fields, data_tools, draw_picker, intro, plane_clicked, with_drawing
 from studio.playground_session import PlaygroundSession, fork_bar
 from studio.presets import bind_lesson, settings_box
 from studio.room import board
@@ -48,8 +50,8 @@ REGRESSION_INTRO = (
     "background is the network's output at every point; filled dots are training points, hollow ones test points, "
     "each coloured by its target. The loss is the squared error; the score is the **variance explained** (R²): "
     "1 − squared error / variance of the targets, 100% for a perfect fit, 0% for always answering their mean.")
-regression_chosen = st.session_state.pg_dataset in PLAYGROUND_DATASETS and is_regression(st.session_state.pg_dataset)
-presenter.intro(REGRESSION_INTRO if regression_chosen else INTRO)
+regression_chosen = st.session_state.pg_dataset in DATASET_NAMES and is_regression(st.session_state.pg_dataset)
+presenter.intro(intro(REGRESSION_INTRO if regression_chosen else INTRO))
 
 
 def playground_ui() -> tuple[PlaygroundConfig | None, str]:
@@ -59,6 +61,7 @@ def playground_ui() -> tuple[PlaygroundConfig | None, str]:
         widget(key, column)
     if c[4].button("Regenerate", key="pg_regen", help="New random points from the same recipe."):
         st.session_state.pg_data_seed += 1
+    data_tools()  # the classes, and your own points: drawing, a file, what the link holds
     for column, key in zip(st.columns(len(FEATURE_KEYS)), FEATURE_KEYS.values(), strict=True):
         widget(key, column)
     hidden = layer_widths(MAX_DEPTH, MAX_NEURONS)
@@ -75,7 +78,7 @@ def playground_ui() -> tuple[PlaygroundConfig | None, str]:
             data_seed=ss.pg_data_seed, hidden=hidden, activation=ss.pg_activation,
             init_seed=0 if run.seed is None else run.seed, optimizer=ss.pg_optimizer, learning_rate=ss.pg_lr,
             batch_size=ss.pg_batch, l2=ss.pg_l2, l1=ss.pg_l1, device=run.device, dtype=run.dtype,
-            features=ordered([name for name, key in FEATURE_KEYS.items() if ss[key]]))
+            features=ordered([name for name, key in FEATURE_KEYS.items() if ss[key]]), **config_fields())
     except ValueError as exc:
         return None, str(exc)
     return config, ""
@@ -128,6 +131,7 @@ train = drawn(pg.points_train, pg.y_train, pg.config.regression)
 shown = None if st.session_state.pg_show_test else 0  # none of the test points when they are hidden
 test = drawn(pg.points_test[:shown], pg.y_test[:shown], pg.config.regression)
 discretize, regression = st.session_state.pg_discretize, pg.config.regression
+classes = pg.config.classes
 
 
 NETWORK_NOTE = ("Each neuron is drawn as what it computes over the plane (orange -1, white 0, blue +1). Links are "
@@ -141,7 +145,8 @@ def live_diagram(run: LiveRun | None) -> tuple[dict, dict | None] | None:
     """The diagram at the newest state whose weights the run's tap copied (ten a second)."""
     if run is None or tap is None or not drawable(pg):
         return None
-    spec = network_live_spec(pg.config.features, pg.config.hidden, GRID, title="The network", note=NETWORK_NOTE)
+    spec = network_live_spec(pg.config.features, pg.config.hidden, GRID, title="The network", note=NETWORK_NOTE,
+                             outputs=pg.config.outputs)
     if tap.latest is None:
         return spec, None
     step, params = tap.latest
@@ -165,18 +170,20 @@ tap = session.tap
 def payload(run: LiveRun | None) -> dict:
     snaps, curve = session.shown(run)
     if discretize:  # only the newest states carry a surface
-        snaps = discretized(snaps, LIVE_WINDOW + 1)
+        snaps = discretized(snaps, LIVE_WINDOW + 1, classes)
     last = snaps[-1].step if snaps else 0
     return playground_live_payload(
         snaps, pg.extent, pg.config.grid, train, test, run_id=run.run_id if run else idle_id,
         status=run.status if run else "idle", status_text=status_text(run, "step", None) if run else idle_text,
         steps_axis=max(500, int(last * 1.25) if run else last), curve=curve,  # room to grow only while live
-        diagram=live_diagram(run), flow=live_flow(run, curve), regression=regression)
+        diagram=live_diagram(run), flow=live_flow(run, curve), regression=regression, classes=classes)
 
 
 run = session.live_run()
+draw_picker()  # your own points: what a click on the plane adds
 ghosts = classroom.ghost_adder("playground", current_run("playground"), pg.config)
-live_chart(presenter.payload(payload, extra=ghosts), run, key="playground_live", live=run is not None)  # to its end
+live_chart(presenter.payload(with_drawing(payload), extra=ghosts), run, key="playground_live",
+           live=run is not None, on_click=plane_clicked)  # to its end
 history, curve_shown = session.shown(run)
 latest = history[-1] if history else session.history[-1]  # a run that has yielded nothing yet
 if latest.message:
@@ -188,9 +195,9 @@ if ended is not None and not ended.running and ended.status == "error" and idle_
 # is built only when asked for.
 if run is None and len(history) > 2 and st.toggle("Replay the run as an animation", key="pg_replay_on"):
     quiet_interrupted_animations()
-    replay = discretized(history, len(history)) if discretize else history
+    replay = discretized(history, len(history), classes) if discretize else history
     plot(playground_replay_figure(replay, pg.extent, pg.config.grid, train, test, curve=curve_shown,
-                                  regression=regression), key="pg_replay")
+                                  regression=regression, classes=classes), key="pg_replay")
 trace = session.slow_trace
 if run is None and st.session_state.pg_slow and trace is not None and trace.step == pg.steps_done - 1:
     st.subheader(f"Step {trace.step + 1} in slow motion")
@@ -224,6 +231,8 @@ if run is None and len(history) > 1:
     st.subheader("Gradient flow")
     st.caption(FLOW_NOTE)
     plot(gradient_flow_figure(curve_shown), key="pg_gradflow")
+if run is None:
+    softmax_panel(pg)  # with 3 to 6 classes: MySoftmax's Jacobian beside torch.softmax's
 if run is None and pg.steps_done > 0 and pg.config.device == "cpu" and exportable(pg.config.activation) \
         and pg.forked_at is None:  # a script retrains from step 0: it cannot start from the teacher's state
     st.download_button("Export the run as a PyTorch script", export_script(pg), file_name="playground_run.py",

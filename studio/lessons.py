@@ -23,7 +23,8 @@ import streamlit as st
 
 from autodiff_core import FUNCTIONS, LogisticConfig, LogisticSnapshot, TwoLayerConfig, TwoLayerSnapshot, runs_io
 from autodiff_core.api_demos import PARTS as API_PARTS  # lesson 8's parts, by key
-from autodiff_core.data import PLAYGROUND_DATASETS
+from autodiff_core.classes import MAX_CLASSES
+from autodiff_core.data import DATASET_NAMES
 from autodiff_core.features import DEFAULT_FEATURES, FEATURES
 from autodiff_core.figures import classroom as run_figures
 from autodiff_core.figures.classroom import RunFigures
@@ -36,6 +37,7 @@ from autodiff_core.playground import MAX_DEPTH, OPTIMIZERS, PlaygroundConfig, Pl
 from autodiff_core.surfaces import SURFACES
 
 from .links import Legacy, Setting
+from .own_points import PointsSetting
 from .session_functions import ActivationSetting  # a lesson 6 Function travels in links as code
 
 
@@ -257,10 +259,15 @@ register(Lesson(
 
 register(Lesson(
     "playground", 5, "Classification playground",
-    "The custom ReLU at work: a small network learns XOR, circles, moons and spirals, with the decision "
-    "surface redrawn live.",
+    "The custom ReLU at work: a small network learns XOR, circles, moons and spirals, up to six classes through "
+    "a custom softmax, or points you draw, with the decision surface redrawn live.",
     settings=(
-        Setting("pg_dataset", str, _P.dataset, choices=tuple(PLAYGROUND_DATASETS), label="Data"),
+        Setting("pg_dataset", str, _P.dataset, choices=DATASET_NAMES, label="Data"),
+        Setting("pg_classes", int, 3, 2, MAX_CLASSES, label="Classes", widget="slider", step=1,
+                help="Blobs, spiral arms, pie slices and your own points come in 2 to 6 classes. From 3 on, the "
+                     "network ends in MySoftmax, one output per class, and learns by cross-entropy; 2 keep TF's one "
+                     "sigmoid output."),
+        PointsSetting("pg_points", tuple, (), label="Your points", preset=False),
         Setting("pg_noise", float, _P.noise, 0.0, 0.5, label="Noise", widget="slider", step=0.05,
                 help="As in TF Playground: labels near the boundary flip (clusters widen, spirals jitter)."),
         Setting("pg_n", int, _P.n_per_class, 10, 500, label="Points per class", widget="slider", step=10),
@@ -301,6 +308,9 @@ register(Lesson(
             "pg_activation": "Tanh", "pg_optimizer": "SGD (by hand)", "pg_lr": 0.03, "pg_batch": 10},
         "Linear activation: only a straight line": {
             "pg_dataset": "Circles", "pg_hidden": (8, 8, 8), "pg_activation": "Linear"},
+        "Five blobs: MySoftmax": {"pg_dataset": "Blobs", "pg_classes": 5},
+        "Six pie slices": {"pg_dataset": "Pie slices", "pg_classes": 6, "pg_hidden": (16, 16)},
+        "Three spiral arms": {"pg_dataset": "Spiral arms", "pg_classes": 3, "pg_hidden": (16, 16)},
     },
     legacy=(Legacy((Setting("pg_layers", int, len(_P.hidden), 1, MAX_DEPTH, label="Hidden layers"),
                     Setting("pg_width", int, _P.hidden[0], 1, MAX_NEURONS, label="Neurons per layer")),

@@ -55,6 +55,7 @@ class Setting:
     step: float | None = None
     fmt: str | None = None  # a number_input's format, e.g. "%.2e"
     help: str = ""
+    preset: bool = True  # False: picking a preset leaves it as it is (the points a class drew are not a setting's)
 
     def options(self) -> list:
         """What a choice widget offers now (a setting whose choices change per session says so itself)."""
@@ -210,7 +211,7 @@ def preset_values(settings: list[Setting], preset: dict) -> dict:
 def matching_preset(settings: list[Setting], presets: dict[str, dict], current: dict) -> str | None:
     """The preset whose values equal the current settings, if any. The speed slider only paces how a run is
     shown, never what it computes, so moving it keeps the preset's name."""
-    keys = [s.key for s in settings if not s.key.endswith("_speed")]
+    keys = [s.key for s in settings if not s.key.endswith("_speed") and s.preset]
 
     def same(preset: dict) -> bool:
         values = preset_values(settings, preset)
@@ -292,5 +293,7 @@ def preset_picker(lesson: str, settings: list[Setting], presets: dict[str, dict]
 def _apply_preset(key: str, settings: list[Setting], presets: dict[str, dict]) -> None:
     name = st.session_state[key]
     if name is not None:
+        kept = {s.key for s in settings if not s.preset}
         for k, value in preset_values(settings, presets[name]).items():
-            st.session_state[k] = value
+            if k not in kept:
+                st.session_state[k] = value

@@ -39,8 +39,19 @@ function upperBound(xs, step) {  // number of entries with x <= step (xs ascendi
   return lo;
 }
 
-function drawSurface(root, z, colors) {
-  // z: rows of probabilities from the bottom of the plot up; colors: RGB at 0, 0.5 and 1. Drawn on a
+function surfaceColor(v, spec) {
+  // One grid point's colour and how far towards it: two classes on spec.colors (RGB at 0, 0.5 and 1), or
+  // with many, v = class + strength: from spec.unsure (strength 0) to the class's colour (strength 1).
+  if (spec.classes) {
+    const k = Math.min(spec.classes.length - 1, Math.max(0, Math.floor(v)));
+    return [spec.unsure, spec.classes[k], Math.min(1, Math.max(0, v - k))];
+  }
+  const colors = spec.colors, p = Math.min(1, Math.max(0, v));
+  return p < 0.5 ? [colors[0], colors[1], p * 2] : [colors[1], colors[2], p * 2 - 1];
+}
+
+function drawSurface(root, z, spec) {
+  // z: rows of the surface from the bottom of the plot up, coloured by spec (surfaceColor). Drawn on a
   // canvas under the (transparent) plot: updating it costs no Plotly work at all.
   const rows = z.length, cols = z[0].length;
   const small = document.createElement("canvas");
@@ -49,8 +60,7 @@ function drawSurface(root, z, colors) {
   const img = small.getContext("2d").createImageData(cols, rows);
   for (let i = 0; i < rows; i++) {
     for (let j = 0; j < cols; j++) {
-      const v = Math.min(1, Math.max(0, z[i][j]));
-      const [a, b, t] = v < 0.5 ? [colors[0], colors[1], v * 2] : [colors[1], colors[2], v * 2 - 1];
+      const [a, b, t] = surfaceColor(z[i][j], spec);
       const k = ((rows - 1 - i) * cols + j) * 4;
       for (let c = 0; c < 3; c++) img.data[k + c] = Math.round(a[c] + (b[c] - a[c]) * t);
       img.data[k + 3] = 255;
@@ -139,7 +149,7 @@ function placeSurface(root) {  // over the x/y plot area, which Plotly knows aft
     canvas.width = Math.round(x._length);
     canvas.height = Math.round(y._length);
     const s = root.__studio;
-    if (s.surface) drawSurface(root, s.surface, s.data.surface.colors);
+    if (s.surface) drawSurface(root, s.surface, s.data.surface);
   }
 }
 
@@ -184,7 +194,7 @@ function paint(root, state, data) {
     s.surface = state.surface;
     surfaceCanvas(root);
     placeSurface(root);
-    drawSurface(root, state.surface, data.surface.colors);
+    drawSurface(root, state.surface, data.surface);
   }
   setText(root.querySelector(".studio-caption"), state.caption || "");
   const metrics = root.querySelector(".studio-metrics");
@@ -677,6 +687,25 @@ function setData(root, data) {
   showSections(root, data);
 }
 
+function sendClicks(root) {
+  // A payload marked draw (lesson 5's own points): a click on the plane sends its coordinates, and whether
+  // Shift was held, to the page (a trigger: the page reruns once with it).
+  const plot = root.querySelector(".studio-plot");
+  root.dataset.draw = root.__studio.data.draw ? "1" : "";
+  if (plot.__studioClicks) return;
+  plot.__studioClicks = true;
+  plot.addEventListener("click", (ev) => {
+    const s = root.__studio, full = plot._fullLayout;
+    if (!s.data || !s.data.draw || !full || !full.xaxis) return;
+    const box = plot.getBoundingClientRect(), xa = full.xaxis, ya = full.yaxis;
+    const px = ev.clientX - box.left - xa._offset, py = ev.clientY - box.top - ya._offset;
+    if (px < 0 || py < 0 || px > xa._length || py > ya._length) return;  // on the plane only
+    s.clicks = (s.clicks || 0) + 1;
+    root.dataset.clicks = s.clicks;
+    s.setTriggerValue("click", { x: xa.p2l(px), y: ya.p2l(py), erase: ev.shiftKey, n: s.clicks });
+  });
+}
+
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
   const root = parentElement.querySelector(".studio-live");
@@ -688,6 +717,7 @@ export default function (component) {
   // While following, the feed is newer than what a script run drew (another widget changed, say).
   if (!(s.feed && s.feed === data.feed)) setData(root, data);
   root.querySelector(".studio-plot").style.height = `${data.height || 420}px`;
+  sendClicks(root);
   loadPlotly().then(() => {
     tick(root);
     if (!s.timer) s.timer = setInterval(() => tick(root), data.pace_ms || 40);

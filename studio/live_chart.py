@@ -42,6 +42,7 @@ _CSS = """
 .studio-plot { width: 100%; position: relative; z-index: 1; }
 .studio-surface { position: absolute; z-index: 0; pointer-events: none; opacity: 0.8; }
 .studio-points { position: absolute; z-index: 0; pointer-events: none; }
+.studio-live[data-draw="1"] .studio-plot .nsewdrag { cursor: crosshair !important; }
 .studio-metrics { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; margin-top: 0.25rem; }
 .studio-metric { display: flex; flex-direction: column; font-variant-numeric: tabular-nums; }
 .studio-metric span { font-size: 0.85rem; opacity: 0.75; }
@@ -64,13 +65,16 @@ _component = st.components.v2.component(
 
 
 def live_chart(payload: Callable[[LiveRun | None], dict], run: LiveRun | None, *, key: str,
-               live: bool | None = None) -> None:
+               live: bool | None = None, on_click: Callable[[object], None] | None = None) -> None:
     """Mount (first call) or update (later calls, same ``key``) the live chart with ``payload(run)``.
 
     ``payload`` wraps one of ``autodiff_core.figures``' ``*_live_payload`` functions. While the run is
     going, the live feed calls it again, off the script thread, each time the browser asks. ``live``:
     whether the page chose this view because the run was going (read now when None). A run that ends
     after that choice is still followed, so the browser learns it ended and reruns the page.
+
+    ``on_click``: for a payload marked ``draw``, called (before the rerun it causes) with what a click on the
+    plane sent, ``{"x", "y", "erase"}``: data from the browser, which it checks.
     """
     if live is None:
         live = run is not None and run.running
@@ -80,7 +84,13 @@ def live_chart(payload: Callable[[LiveRun | None], dict], run: LiveRun | None, *
     if live and run is not None and not run.released:
         data["feed"] = publish(run, payload)
         relay_run(run)  # a teacher's run is relayed to the class that follows it
-    _component(key=key, data=data, height="content", on_ended_change=_ended)
+    clicks = {} if on_click is None else {"on_click_change": lambda: _clicked(key, on_click)}
+    _component(key=key, data=data, height="content", on_ended_change=_ended, **clicks)
+
+
+def _clicked(key: str, on_click: Callable[[object], None]) -> None:
+    state = st.session_state.get(key)
+    on_click(state.get("click") if hasattr(state, "get") else getattr(state, "click", None))
 
 
 def follow_chart(data: dict, *, key: str) -> None:

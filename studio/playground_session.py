@@ -60,7 +60,8 @@ class PlaygroundSession:
     @classmethod
     def for_config(cls, config: PlaygroundConfig) -> PlaygroundSession:
         """The session's playground: kept while data and model settings stay the same, rebuilt when they change.
-        A rebuilt model drops the run and the history of the old one: they belong to other data."""
+        A rebuilt model drops the run and the history of the old one: they belong to other data. The class's own
+        points are the exception: a point drawn or erased changes the data, and training goes on (``set_points``)."""
         session = cls.current()
         if session is None and (session := cls._kept(config)) is not None:
             st.session_state[KEY] = session
@@ -72,7 +73,10 @@ class PlaygroundSession:
             pg = Playground(config)
             session = st.session_state[KEY] = cls(pg, [], [], view=session.view if session else 0)
             session.new_history([pg.snapshot()])
-        elif session.model.config != config and not session.running():
+            return session
+        if session.model.config.points != config.points:
+            session.set_points(config.points)
+        if session.model.config != config and not session.running():
             session.model.set_training(config)
         return session
 
@@ -222,6 +226,21 @@ class PlaygroundSession:
                 and self.history[-1].step == self.settled_step:
             return None  # the last run's end: the run is what is sent
         return f"{self.uid}-{self.view}-{pg.steps_done}"
+
+    def set_points(self, points: tuple) -> None:
+        """The class's own points changed: the model takes them at the step it is at, the new data's state
+        replaces the history's state at that step, and a run that was going goes on from there (paused, given the
+        new data, played on at its speed: the run's worker may be a sandbox, which holds its own copy)."""
+        run = self.live_run()
+        if run is not None:
+            speed = run.speed
+            self.pause()
+        self.model.set_points(points)
+        snap = self.model.snapshot()
+        self.new_history([s for s in self.history if s.step < snap.step] + [snap],
+                         [s for s in self.curve if s.step < snap.step] + [snap.light()])
+        if run is not None:
+            self.play(speed)
 
     def idle_status(self) -> str:
         """What ended the last run, while the chart still shows where it ended."""

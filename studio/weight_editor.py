@@ -15,6 +15,7 @@ import math
 import streamlit as st
 
 from autodiff_core.diagram import drawable
+from autodiff_core.figures.network import output_name
 from autodiff_core.playground import Playground
 
 from .playground_session import PlaygroundSession
@@ -33,7 +34,7 @@ def column_name(pg: Playground, column: int) -> str:
 def neuron_name(pg: Playground, column: int, i: int) -> str:
     if column == 0:
         return pg.config.features[i]
-    return "output" if column == len(pg.model.layers) else f"neuron {i + 1}"
+    return output_name(i, pg.config.outputs) if column == len(pg.model.layers) else f"neuron {i + 1}"
 
 
 def current_value(pg: Playground, layer: int, target: int, source: int) -> float:

@@ -46,7 +46,9 @@ def difference_label(config, reference, limit: int = 3) -> str:
         a, b = getattr(config, f.name), getattr(reference, f.name, None)
         if a == b or f.name in UNLABELLED:
             continue
-        if isinstance(a, bool):
+        if f.name == "points":  # the class's own: how many, not each
+            parts.append(f"{len(a)} own points")
+        elif isinstance(a, bool):
             parts.append(f.name if a else f"no {f.name}")
         elif isinstance(a, float):
             parts.append(f"{SHORT.get(f.name, f.name)} {a:g}")
@@ -162,7 +164,8 @@ def _playground_replay(config, snaps: Sequence):
     pg = Playground(config)  # data and the initial model only
     train = drawn(pg.points_train, pg.y_train, config.regression)  # as the page draws them: by target
     test = drawn(pg.points_test, pg.y_test, config.regression)
-    return playground_replay_figure(snaps, pg.extent, config.grid, train, test, regression=config.regression)
+    return playground_replay_figure(snaps, pg.extent, config.grid, train, test, regression=config.regression,
+                                    classes=config.classes)
 
 
 def boundary_range(config) -> list[float]:

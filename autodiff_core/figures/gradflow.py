@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
+from ..classes import discrete
 from ..playground import PlaygroundSnapshot
 from . import thin
 from .theme import FONT_SIZE, OKABE_ITO, base_layout, style
@@ -106,10 +107,12 @@ def vanishing_ratio(s: PlaygroundSnapshot) -> float:
     return s.grad_norms[-1] / s.grad_norms[0] if s.grad_norms and s.grad_norms[0] > 0 else float("inf")
 
 
-def discretized(snaps: Sequence[PlaygroundSnapshot], newest: int) -> list[PlaygroundSnapshot]:
+def discretized(snaps: Sequence[PlaygroundSnapshot], newest: int, classes: int = 2) -> list[PlaygroundSnapshot]:
     """``snaps`` with the surfaces of the ``newest`` few made two-coloured (TF's "Discretize output"):
-    each grid point gets the colour of the class the network picks (for regression, of its sign)."""
+    each grid point gets the colour of the class the network picks (for regression, of its sign); with 3 to 6
+    ``classes``, that class's full colour."""
     cut = max(0, len(snaps) - newest)
-    flat = [dataclasses.replace(s, surface=tuple(tuple(float(v >= 0.5) for v in row) for row in s.surface))
+    sure = discrete if classes > 2 else (lambda v: float(v >= 0.5))
+    flat = [dataclasses.replace(s, surface=tuple(tuple(sure(v) for v in row) for row in s.surface))
             for s in snaps[cut:]]
     return [*snaps[:cut], *flat]

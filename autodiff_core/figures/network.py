@@ -36,7 +36,7 @@ def _tiles(state: NetworkState, centres) -> list[go.Heatmap]:
         for i, z in enumerate(maps):
             cx, cy = centres[c][i]
             g = z.shape[0]
-            label = state.names[i] if c == 0 else "output" if last else f"layer {c}, neuron {i + 1}"
+            label = state.names[i] if c == 0 else output_name(i, len(maps)) if last else f"layer {c}, neuron {i + 1}"
             extra = "" if c == 0 else f"<br>bias {state.biases[c - 1][i]:+.3f}"
             traces.append(go.Heatmap(
                 z=np.clip(z, -1, 1), x=np.linspace(cx - TILE / 2, cx + TILE / 2, g),
@@ -107,13 +107,19 @@ def _rgb(color: str) -> list[int]:
     return [int(color[i:i + 2], 16) for i in (1, 3, 5)]
 
 
-def network_live_spec(names: Sequence[str], hidden: Sequence[int], grid: int, *, title: str, note: str) -> dict:
-    """What stays the same while a run goes: the columns (input features ``names``, ``hidden`` widths, one
-    output), their headers and the colours (red -1, white 0, blue +1), as ``network_figure`` draws them.
+def output_name(i: int, outputs: int) -> str:
+    """An output neuron's name: "output", or with one a class, its class ("class 2")."""
+    return "output" if outputs == 1 else f"class {i}"
+
+
+def network_live_spec(names: Sequence[str], hidden: Sequence[int], grid: int, *, title: str, note: str,
+                      outputs: int = 1) -> dict:
+    """What stays the same while a run goes: the columns (input features ``names``, ``hidden`` widths, the
+    ``outputs``), their headers and the colours (red -1, white 0, blue +1), as ``network_figure`` draws them.
     ``title`` and ``note`` are shown as plain text."""
-    sizes = [len(names), *hidden, 1]
+    sizes = [len(names), *hidden, outputs]
     labels = [list(names), *([f"layer {c}, neuron {i + 1}" for i in range(n)] for c, n in
-                             enumerate(hidden, start=1)), ["output"]]
+                             enumerate(hidden, start=1)), [output_name(i, outputs) for i in range(outputs)]]
     return {"columns": sizes, "labels": labels, "grid": grid,
             "headers": ["inputs", *(f"layer {c}" for c in range(1, len(sizes) - 1)), "output"],
             "colors": [_rgb(c) for _, c in SCALE], "width_bins": [b for b in WIDTH_BINS if np.isfinite(b)],

@@ -3,6 +3,10 @@
 One column: the decision surface on top (equal units on both axes, so a circle stays a circle), loss and
 test accuracy below. Plotly cannot change its layout with the width, and a column fits a phone (390 px)
 as well as a projector, where side-by-side plots would push their axis titles into each other.
+
+With 3 to 6 classes (``classes``) each class has its colour (``MANY_CLASS_COLORS``, colour-blind-safe), and
+the surface colours each point of the plane by the class the network picks, from near white where it is
+unsure to the class's full colour where it is certain (the snapshot's ``class + strength``).
 """
 
 from __future__ import annotations
@@ -12,11 +16,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..classes import STRENGTH_TOP
 from ..playground import PlaygroundSnapshot
 from . import _payload, play_duration, thin
-from .theme import CLASS_COLORS, FONT_SIZE, OKABE_ITO, base_layout, style
+from .theme import CLASS_COLORS, FONT_SIZE, MANY_CLASS_COLORS, OKABE_ITO, base_layout, style
 
-SURFACE = [[0, CLASS_COLORS[0]], [0.5, "#f7f7f7"], [1, CLASS_COLORS[1]]]
+UNSURE = "#f7f7f7"  # the surface where the network cannot tell the classes apart
+REGION = 0.6  # how much of its class's colour a many-class region takes where the network is sure
+SURFACE = [[0, CLASS_COLORS[0]], [0.5, UNSURE], [1, CLASS_COLORS[1]]]
 SURFACE_RGB = [[int(color[i:i + 2], 16) for i in (1, 3, 5)] for _, color in SURFACE]  # for the live canvas
 LOSS_COLOR, ACCURACY_COLOR = OKABE_ITO["orange"], OKABE_ITO["reddish purple"]
 LIVE_WINDOW = 8  # a surface is grid*grid numbers: send only the newest few states
@@ -49,7 +56,7 @@ def step_axis(last: int) -> dict:
     return {"range": [0, max(end, top / STEP_CLEAR)], "tickmode": "linear", "tick0": 0, "dtick": dtick}
 
 
-def _layout(extent, steps_axis: int, regression: bool = False) -> dict:
+def _layout(extent, steps_axis: int, regression: bool = False, classes: int = 2) -> dict:
     x0, x1, y0, y1 = extent
     layout = base_layout(
         margin={"l": 56, "r": 68, "t": 10, "b": 55},
@@ -60,7 +67,8 @@ def _layout(extent, steps_axis: int, regression: bool = False) -> dict:
         xaxis2={"anchor": "y2", **step_axis(steps_axis), "title": {"text": "step"}, "ticklabelstandoff": 2},
         yaxis2={"domain": [0, 0.25], "anchor": "x2", "range": [0, 1],
                 "ticklabelstandoff": 4,  # clear of the step axis's "0"
-                "title": {"text": "squared error" if regression else "BCE loss"}},
+                "title": {"text": "squared error" if regression else "BCE loss" if classes == 2
+                          else "cross-entropy"}},
         yaxis3={"anchor": "x2", "overlaying": "y2", "side": "right", "range": [0, 1.02], "tickformat": ".0%",
                 "tickvals": [0, 0.5, 1], "ticklabelstandoff": 3, "showgrid": False,
                 "title": {"text": score_name(regression), "font": {"color": ACCURACY_COLOR}}},
@@ -82,17 +90,47 @@ def drawn(points, y, regression: bool) -> tuple:
     return (points, (y > 0).astype(np.float32), y) if regression else (points, y)
 
 
-def _points(train, test) -> list[dict]:
-    """Four traces: train and test points of class 0 and 1. ``train`` and ``test`` are ``(points, classes)``,
-    or for a regression ``(points, classes, targets)``: the classes are then the targets' signs, and each point
-    takes its target's colour on the surface's continuous scale (-1 orange, 0 white, +1 blue)."""
+def _rgb(color: str) -> list[int]:
+    return [int(color[i:i + 2], 16) for i in (1, 3, 5)]
+
+
+def region_color(k: int) -> str:
+    """Class ``k``'s region where the network is sure of it: its colour, lightened towards UNSURE, so that its
+    points (filled, and the test points' rings) stand out on it."""
+    unsure, full = _rgb(UNSURE), _rgb(MANY_CLASS_COLORS[k])
+    return "#" + "".join(f"{round(u + (c - u) * REGION):02x}" for u, c in zip(unsure, full, strict=True))
+
+
+def class_scale(classes: int) -> list[list]:
+    """The colour scale of a many-class surface on 0..classes: from each class's whole number (near white:
+    unsure) to just under the next (the class's region colour: certain)."""
+    scale = []
+    for k in range(classes):
+        scale += [[k / classes, UNSURE], [(k + STRENGTH_TOP) / classes, region_color(k)]]
+    return scale + [[1, region_color(classes - 1)]]
+
+
+def surface_spec(classes: int = 2) -> dict:
+    """How the live chart colours a surface (studio/live_chart.js): two classes on the scale red-white-blue, or
+    each class's region colour mixed with white by its strength."""
+    if classes > 2:
+        return {"classes": [_rgb(region_color(k)) for k in range(classes)], "unsure": _rgb(UNSURE)}
+    return {"colors": SURFACE_RGB}
+
+
+def _points(train, test, classes: int = 2) -> list[dict]:
+    """Two traces a class: its train and test points (four for two classes). ``train`` and ``test`` are
+    ``(points, classes)``, or for a regression ``(points, classes, targets)``: the classes are then the targets'
+    signs, and each point takes its target's colour on the surface's continuous scale (-1 orange, 0 white, +1
+    blue)."""
     traces = []
+    colors = MANY_CLASS_COLORS if classes > 2 else CLASS_COLORS
     for (x, y, *values), kind, symbol in ((train, "train", "circle"), (test, "test", "circle-open")):
-        for c in (0, 1):
+        for c in range(classes):
             xy = x[y == c]
-            marker = {"color": CLASS_COLORS[c], "size": 7, "symbol": symbol,
+            marker = {"color": colors[c], "size": 7, "symbol": symbol,
                       "line": {"width": 1.5 if kind == "test" else 0.5, "color": "white"
-                               if kind == "train" else CLASS_COLORS[c]}}
+                               if kind == "train" else colors[c]}}
             if values:  # the most saturated first: the legend shows a trace's first point
                 v = np.asarray(values[0])[y == c]
                 order = np.argsort(-np.abs(v), kind="stable")
@@ -118,15 +156,22 @@ def _curves(regression: bool = False) -> list[dict]:
     ]
 
 
-def _surface(extent, grid: int, regression: bool = False) -> dict:
+def _surface(extent, grid: int, regression: bool = False, classes: int = 2) -> dict:
     """The decision surface as a heatmap, interpolated like the live chart's canvas (not in blocks). For a
-    regression it holds the network's output, -1..1 (``_heat`` turns the snapshot's 0..1 surface into it)."""
+    regression it holds the network's output, -1..1 (``_heat`` turns the snapshot's 0..1 surface into it). With
+    many classes it holds class + strength, coloured by ``class_scale``; interpolating those numbers would pass
+    through other classes' colours between two regions, so the browser smooths the colours instead ("fast")."""
     x0, x1, y0, y1 = extent
     name = "output" if regression else "P(class 1)"
-    return {"type": "heatmap", "x": np.linspace(x0, x1, grid).tolist(), "y": np.linspace(y0, y1, grid).tolist(),
-            "z": [], "zmin": -1 if regression else 0, "zmax": 1, "zsmooth": "best", "colorscale": SURFACE,
-            "opacity": 0.8, "showscale": False, "name": name, "showlegend": False,
-            "hovertemplate": f"{name} = %{{z:.2f}}<extra></extra>"}
+    trace = {"type": "heatmap", "x": np.linspace(x0, x1, grid).tolist(), "y": np.linspace(y0, y1, grid).tolist(),
+             "z": [], "zmin": -1 if regression else 0, "zmax": 1, "zsmooth": "best", "colorscale": SURFACE,
+             "opacity": 0.8, "showscale": False, "name": name, "showlegend": False,
+             "hovertemplate": f"{name} = %{{z:.2f}}<extra></extra>"}
+    if classes > 2:
+        trace.update(zmax=classes, zsmooth="fast", colorscale=class_scale(classes), name="class picked",
+                     hoverinfo="skip")  # a value's class is its whole part, which no hover format shows
+        del trace["hovertemplate"]
+    return trace
 
 
 def _heat(s: PlaygroundSnapshot, regression: bool) -> np.ndarray:
@@ -161,7 +206,7 @@ def playground_live_payload(snaps: Sequence[PlaygroundSnapshot], extent, grid: i
                             status: str, status_text: str, steps_axis: int,
                             curve: Sequence[PlaygroundSnapshot] | None = None,
                             diagram: tuple[dict, dict | None] | None = None, flow: tuple[dict, dict] | None = None,
-                            regression: bool = False) -> dict:
+                            regression: bool = False, classes: int = 2) -> dict:
     """Decision surface under the train (filled) and test (hollow) points, loss and accuracy below.
     The surface travels as a grid per state; the browser draws it on a canvas under the plot area.
     ``curve``: the states the loss and accuracy curves are drawn from (light ones, for every recorded step)
@@ -171,47 +216,51 @@ def playground_live_payload(snaps: Sequence[PlaygroundSnapshot], extent, grid: i
     ``network_live_state``, which rides on the newest state, so the diagram repaints once per feed update, a
     few times a second); ``flow``, the gradient flow (``gradflow.gradient_flow_live``), whose curves
     join the others. ``regression``: the axes, legend, heading and metrics name the loss squared error and the
-    score the variance explained (R²), which is what the snapshot's accuracy fields hold there."""
+    score the variance explained (R²), which is what the snapshot's accuracy fields hold there. ``classes``: 2,
+    or 3 to 6 (a colour each, and the surface as ``class + strength``)."""
     good = [s for s in snaps if not s.diverged]
     points = good if curve is None else [s for s in curve if not s.diverged]
-    layout = _layout(extent, steps_axis, regression)
+    layout = _layout(extent, steps_axis, regression, classes)
     layout["yaxis2"]["range"] = [0, _loss_top(points)]
     steps = [s.step for s in points]
-    curves = {4: {"x": steps, "y": [s.train_loss for s in points]},
-              5: {"x": steps, "y": [s.test_loss for s in points]},
-              6: {"x": steps, "y": [s.test_accuracy for s in points]}}
+    first = 2 * classes  # the curves come after each class's train and test points
+    curves = {first: {"x": steps, "y": [s.train_loss for s in points]},
+              first + 1: {"x": steps, "y": [s.test_loss for s in points]},
+              first + 2: {"x": steps, "y": [s.test_accuracy for s in points]}}
     states = [{"seq": s.step, "step": s.step, "traces": {}, "surface": s.surface, "caption": caption(s, regression),
                "metrics": metrics(s, regression)} for s in good[-LIVE_WINDOW:]]
     if diagram is not None and diagram[1] is not None and states:
         states[-1]["diagram"] = diagram[1]
     if flow is not None:
         curves.update(flow[1])
-    data = _payload(run_id, status, status_text, layout, _points(train, test) + _curves(regression), curves, states,
-                    height=LIVE_HEIGHT, empty_caption="Press Play to train.", window=LIVE_WINDOW,
-                    max_behind=LIVE_WINDOW, surface={"colors": SURFACE_RGB})
+    data = _payload(run_id, status, status_text, layout, _points(train, test, classes) + _curves(regression), curves,
+                    states, height=LIVE_HEIGHT, empty_caption="Press Play to train.", window=LIVE_WINDOW,
+                    max_behind=LIVE_WINDOW, surface=surface_spec(classes))
     data["diagram"], data["flow"] = diagram and diagram[0], flow and flow[0]
     return data
 
 
 def playground_replay_figure(snaps: Sequence[PlaygroundSnapshot], extent, grid: int, train, test,
-                             curve: Sequence[PlaygroundSnapshot] | None = None, regression: bool | None = None):
+                             curve: Sequence[PlaygroundSnapshot] | None = None, regression: bool | None = None,
+                             classes: int = 2):
     """The recorded run as an animation; heatmap frames need redraw, so at most REPLAY_FRAMES of them.
     Each frame carries its own caption; Play continues from the frame shown. ``curve``: the states the loss
     and accuracy curves are drawn from (light ones, for every recorded step), where ``snaps``, thinned in a
     long run, would leave the curves sparse between frames; ``snaps`` by default. ``regression``: name the loss
     and the score as a regression's (squared error, variance explained); by default, when ``train`` carries
-    targets (the ``(points, classes, targets)`` of a regression)."""
+    targets (the ``(points, classes, targets)`` of a regression). ``classes``: 2, or 3 to 6."""
     import plotly.graph_objects as go
 
     if regression is None:
         regression = len(train) == 3
     good = [s for s in snaps if not s.diverged]
     points = good if curve is None else [s for s in curve if not s.diverged]
-    layout = _layout(extent, max((s.step for s in good), default=1), regression)
+    layout = _layout(extent, max((s.step for s in good), default=1), regression, classes)
     layout["yaxis2"]["range"] = [0, _loss_top(points)]
     layout["margin"] = {**layout["margin"], "t": REPLAY_TOP, "b": 200}
-    fig = go.Figure(data=[_surface(extent, grid, regression), *_points(train, test), *_curves(regression)],
-                    layout=layout)
+    fig = go.Figure(data=[_surface(extent, grid, regression, classes), *_points(train, test, classes),
+                          *_curves(regression)], layout=layout)
+    first = 1 + 2 * classes  # the surface, each class's train and test points, then the curves
     frames = []
     steps = [t.step for t in points]
     for s in thin(good, REPLAY_FRAMES):
@@ -220,13 +269,13 @@ def playground_replay_figure(snaps: Sequence[PlaygroundSnapshot], extent, grid: 
         train_loss, test_loss, test_acc = (np.array([getattr(t, k) for t in upto], np.float32)
                                            for k in ("train_loss", "test_loss", "test_accuracy"))
         title = {"title": {"text": replay_caption(s, regression)}}
-        frames.append(go.Frame(name=str(s.step), traces=[0, 5, 6, 7], layout=title,
+        frames.append(go.Frame(name=str(s.step), traces=[0, first, first + 1, first + 2], layout=title,
                                data=[go.Heatmap(z=_heat(s, regression)), go.Scatter(x=st, y=train_loss),
                                      go.Scatter(x=st, y=test_loss), go.Scatter(x=st, y=test_acc)]))
     fig.frames = frames
     if frames:  # start on the last frame; Play runs from the start, or on from wherever Pause left it
         fig.data[0].z = _heat(good[-1], regression)
-        for i, key in ((5, "train_loss"), (6, "test_loss"), (7, "test_accuracy")):
+        for i, key in ((first, "train_loss"), (first + 1, "test_loss"), (first + 2, "test_accuracy")):
             fig.data[i].update(x=steps, y=[getattr(t, key) for t in points])
     style(fig)
     fig.update_layout(

@@ -16,6 +16,9 @@ FONT = {"size": FONT_SIZE, "family": FONT_FAMILY, "color": TEXT_COLOR}
 OKABE_ITO = {"orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E73", "yellow": "#F0E442",
              "blue": "#0072B2", "vermillion": "#D55E00", "reddish purple": "#CC79A7", "grey": "#7f7f7f"}
 CLASS_COLORS = (OKABE_ITO["vermillion"], OKABE_ITO["blue"])  # class 0 red, class 1 blue, in every lesson
+# Lesson 5's 3 to 6 classes: the same two first, then four more of the palette (its yellow is too pale on white)
+MANY_CLASS_COLORS = (*CLASS_COLORS, OKABE_ITO["bluish green"], OKABE_ITO["reddish purple"], OKABE_ITO["sky blue"],
+                     OKABE_ITO["orange"])
 # The D3 colours the figure builders were written with, mapped to the palette by meaning (red stays red,
 # green stays green). ``recolor`` applies it to a finished figure or payload.
 RECOLOR = {"#d62728": OKABE_ITO["vermillion"], "#1f77b4": OKABE_ITO["blue"], "#2ca02c": OKABE_ITO["bluish green"],

@@ -211,7 +211,7 @@ def test_a_run_keeps_light_records_of_every_step_evenly_when_it_must_thin_them()
     run = LiveRun("playground", pg.config, lambda: every_step_then_sparser(pg.run, total=3000), lambda s: s.step,
                   light=lambda s: s.light())
     for s in every_step_then_sparser(pg.run, total=3000):
-        run._append(s)
+        run._produce(s)
     assert [r.step for r in run.trail_view()] == [s.step for s in run.trail] and len(run.trail) == run.count
     assert run.count <= MAX_TRAIL and all(r.surface == () for r in run.trail)
 

@@ -199,3 +199,16 @@ def test_moving_the_speed_keeps_the_preset_name(new_app):
     assert at.session_state["logistic_preset"] == "Forget zero_grad"
     at.number_input(key="lr_lr").set_value(0.02).run()
     assert at.session_state["logistic_preset"] is None  # a setting that changes the run does leave it
+
+
+def test_lesson5_class_presets_train_mysoftmax_on_many_classes(new_app):
+    """Each many-class preset opens its classes, a MySoftmax output a class, and learns them."""
+    from autodiff_core.playground import Playground
+
+    for name, classes, target in (("Five blobs: MySoftmax", 5, 0.9), ("Six pie slices", 6, 0.8),
+                                  ("Three spiral arms", 3, 0.9)):
+        at = open_preset(new_app, "playground", name)
+        config = at.session_state["pg_session"].model.config
+        assert config.classes == classes and config.outputs == classes, name
+        *_, last = Playground(config).run(1000, record_every=1000)
+        assert last.test_accuracy > target, (name, last.test_accuracy)
