@@ -32,6 +32,7 @@ from .room.follow import forget_teacher_ghost, teacher_ghost
 from .runner import LiveRun
 
 KEEP = 3  # finished runs kept as ghosts (besides the pinned one)
+GHOST_ROW = 26  # px of legend a ghost adds above a replay's plot
 UPLOAD_MB = math.ceil(MAX_JSON_BYTES / 2**20)  # st.file_uploader counts MiB
 FINISHED = ("done", "stopped", "diverged")
 
@@ -101,8 +102,10 @@ def add_ghosts(fig, lesson: str, run: LiveRun | None):
         fig.add_scatter(**{k: v for k, v in trace.items() if k != "type"})
     named = sum(1 for t in traces if t.get("showlegend", True))
     if named and fig.layout.legend.yanchor == "bottom" and fig.layout.margin.t is not None:
-        # a legend that grows upward from the plot gets a row of room per ghost: on a phone each one wraps
-        fig.update_layout(margin_t=fig.layout.margin.t + 26 * named)
+        # a legend that grows upward from the plot gets a row of room per ghost (on a phone each one wraps), and
+        # the figure grows by as much: its plots keep their size and places
+        fig.update_layout(margin_t=fig.layout.margin.t + GHOST_ROW * named,
+                          **({"height": fig.layout.height + GHOST_ROW * named} if fig.layout.height else {}))
     return fig.update_layout(showlegend=True) if fig.layout.showlegend is False else fig
 
 
@@ -115,7 +118,9 @@ def add_ghosts_to_spec(spec: dict, lesson: str, run: LiveRun | None) -> dict:
     named = sum(1 for t in traces if t.get("showlegend", True))
     top = (layout.get("margin") or {}).get("t")
     if named and (layout.get("legend") or {}).get("yanchor") == "bottom" and top is not None:
-        layout["margin"] = {**layout["margin"], "t": top + 26 * named}  # as add_ghosts: a row per ghost
+        layout["margin"] = {**layout["margin"], "t": top + GHOST_ROW * named}  # as add_ghosts: a row per ghost
+        if layout.get("height"):
+            layout["height"] += GHOST_ROW * named
     if traces and layout.get("showlegend") is False:
         layout["showlegend"] = True
     return spec
