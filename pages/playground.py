@@ -228,4 +228,4 @@ if run is None and pg.steps_done > 0 and pg.config.device == "cpu" and exportabl
                        mime="text/x-python", key="pg_export", on_click="ignore",
                        help="Data, network, the Function's source, optimizer and seeds as plain PyTorch: "
                             "`python playground_run.py` retrains from step 0 and prints the loss at every step.")
-classroom.panel("playground", current_run("playground"))
+classroom.panel("playground", current_run("playground"), shown=(pg.config, history))  # the exports: what is on screen

@@ -49,6 +49,15 @@ def remember_settings(lesson: str, run) -> None:
             del kept[old]
 
 
+def settings_of(lesson: str, run) -> dict[str, str]:
+    """The lesson's URL parameters that made ``run`` (kept at its first sight), else the widgets' now."""
+    kept = st.session_state.get(_SETTINGS, {}).get(run.run_id)
+    if kept is not None:
+        return dict(kept)
+    settings = list(lessons.lesson(lesson).settings)
+    return to_params(settings, current_values(settings))
+
+
 def run_entry(lesson: str, run) -> dict:
     """What a finished run sends: its settings and its final figures (scores, and the last step)."""
     last = run.view()[0][-1]
