@@ -33,3 +33,15 @@ def test_lesson_2_names_the_activation_that_trains(new_app, preset, name, relu):
 def test_lesson_3_says_the_momentum_that_trains(new_app, preset, said):
     at = opened(new_app, "pages/logistic.py", preset)
     assert said in at.markdown[0].value  # was "with momentum" at momentum 0 too
+
+
+def test_lesson_5_s_noise_note_claims_the_higher_loss_only_once_the_network_has_learned(new_app):
+    """At 'Vanishing gradients' the test split holds the larger share of flipped labels (3% against 1%), but the
+    untrained network's test loss is not the higher one: the note said the split 'shows the higher loss' anyway."""
+    at = opened(new_app, "pages/playground.py", "vanishing-gradients-sigmoid-6-layers")
+    for _ in range(3):
+        at.button(key="pg_step").click().run()
+    last = at.session_state["pg_session"].history[-1]
+    [note] = [c.value for c in at.caption if c.value.startswith("Noise gave")]
+    assert "2 of 60 test points (3%)" in note and last.test_loss < last.train_loss  # beside it: not (yet) higher
+    assert "once it has learned, the split with the larger share of them shows the higher loss" in note
