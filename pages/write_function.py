@@ -98,7 +98,8 @@ def show_verdict(ch, v) -> None:
         st.warning(plain(note))
     if v.analytical is not None:
         st.markdown("**Jacobians.** Row i, column j: how output i moves when input j moves. Your backward gives "
-                    "the left one; finite differences of your forward give the right one. ✕ marks a mismatch.")
+                    "the *analytical* one; finite differences of your forward give the *numerical* one (side by side "
+                    "on a wide screen, one under the other on a phone). ✕ marks a mismatch.")
         plot_panels(jacobians_figure(v), key="wf_jacobians", height=300 + 12 * len(v.output_labels))
     if v.curve:
         plot_panels(curve_figure(v, ch.reference_name), key="wf_curve")

@@ -49,6 +49,8 @@ def test_a_wrong_relu_then_a_right_one(app):
                                                                "numerical (finite differences)"]
     assert all(p["data"][0]["type"] == "heatmap" and any(t.get("name") == "mismatch" for t in p["data"])
                for p in panels)
+    [words] = [m.value for m in at.markdown if m.value.startswith("**Jacobians.**")]
+    assert "the *analytical* one" in words and "left" not in words  # on a phone the panels are not side by side
     assert "solved" not in at.query_params
 
     at = submit(at, RELU)
