@@ -18,6 +18,7 @@ from autodiff_core.figures.classroom import (
     show_ghost_legend,
     standalone_html,
 )
+from autodiff_core.figures.replay_layout import LEGEND_ROW
 from autodiff_core.run_file_json import MAX_JSON_BYTES
 from autodiff_core.runs_io import from_json, run_record, to_csv, to_json
 
@@ -32,7 +33,7 @@ from .room.follow import forget_teacher_ghost, teacher_ghost
 from .runner import LiveRun
 
 KEEP = 3  # finished runs kept as ghosts (besides the pinned one)
-GHOST_ROW = 26  # px of legend a ghost adds above a replay's plot
+GHOST_ROW = LEGEND_ROW  # px of legend a ghost adds above a replay's plot (its own row, on a phone)
 UPLOAD_MB = math.ceil(MAX_JSON_BYTES / 2**20)  # st.file_uploader counts MiB
 FINISHED = ("done", "stopped", "diverged")
 

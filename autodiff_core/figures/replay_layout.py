@@ -12,9 +12,10 @@ from __future__ import annotations
 PHONE_WIDTH = 358  # a chart's width on a 390 px phone (Streamlit pads the page by 16 px on each side)
 MAX_PICTURE = 290  # px: with the caption, Play and the slider, the picture fits a 720 px laptop screen
 MIN_PICTURE = 180
-TITLE_PAD = 44  # the caption's first line starts under Plotly's toolbar, which a phone shows above it
+TITLE_PAD = 50  # the caption's first line starts under Plotly's toolbar, which a phone shows above it
 CAPTION_LINE = 21  # px a line of the caption takes
-LEGEND_ROW = 30  # px a row of the legend takes
+LEGEND_ROW = 28  # px a row of the legend takes (its groups 2 px apart: ``ROW_GAP``)
+ROW_GAP = 2
 AXIS = 58  # the picture's x-axis under it: tick labels and title
 BUTTONS = 42  # the Play/Pause row and the gap under it
 SLIDER = 84  # the slider: its current value, the rail, and the ticks' labels
@@ -56,9 +57,9 @@ def picture_first(layout: dict, *, picture: int, caption_lines: int, legend_rows
     for name in [k for k in layout if k.startswith(("xaxis", "yaxis"))]:  # the margins and domains above fit the
         layout[name]["automargin"] = False  # axes: automargin would move them, and the picture off its place
     layout["title"].update(y=1, yref="container", yanchor="top", pad={"t": TITLE_PAD})
-    layout["legend"].update(y=1, yanchor="bottom")
+    layout["legend"].update(y=1, yanchor="bottom", tracegroupgap=ROW_GAP)
     if "legend2" in layout:
-        layout["legend2"].update(y=round(CURVES / plot, 4) + 0.005, yanchor="bottom")
+        layout["legend2"].update(y=round(CURVES / plot, 4) + 0.005, yanchor="bottom", tracegroupgap=ROW_GAP)
     for menu in layout.get("updatemenus") or []:
         menu.update(y=y(picture + AXIS), yanchor="top")
     for slider in layout.get("sliders") or []:
