@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from testkit.browser import ARTIFACTS, exception_boxes, open_page, set_speed, wait_idle, wait_painted
+from testkit.browser import ARTIFACTS, exception_boxes, open_page, playground_replay, set_speed, wait_idle
 
 pytestmark = pytest.mark.browser
 SIZES = [(1280, 720), (390, 844)]
@@ -70,13 +70,7 @@ def finished_replay(page, lesson: str) -> None:
         page.get_by_role("button", name="Train").click()
         page.get_by_test_id("stCaptionContainer").get_by_text(re.compile(r"^Finished")).wait_for(timeout=60_000)
     else:
-        wait_painted(page, 0, timeout=60.0)
-        set_speed(page, "max")
-        page.get_by_role("button", name="Play").click()
-        wait_painted(page, 300, timeout=60.0)
-        page.get_by_role("button", name="Pause").click()
-        wait_idle(page)
-        page.get_by_text("Replay the run as an animation").click()
+        playground_replay(page, 300)
     page.wait_for_function(f"() => document.querySelector('{CHARTS[lesson]}')?._fullLayout?.sliders?.length")
     wait_idle(page)
     page.wait_for_timeout(300)  # Plotly has laid the chart out
