@@ -253,5 +253,5 @@ def label_noise_note(name: str, train: Split, test: Split) -> str:
     (k, n), (k_test, n_test) = ((int(f.sum()), len(f)) for f in flips)
     return (f"Noise gave {k} of {n} training points ({k / n:.0%}) and {k_test} of {n_test} test points "
             f"({k_test / n_test:.0%}) the other class's label. A network that learns the pattern gets these points "
-            "wrong, and each costs far more loss than a point it gets right, so the split with the larger share "
-            "of them shows the higher loss.")
+            "wrong, and each costs far more loss than a point it gets right: once it has learned, the split with the "
+            "larger share of them shows the higher loss.")

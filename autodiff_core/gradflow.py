@@ -32,3 +32,29 @@ def dead_fractions(hidden: list[torch.Tensor], *, points_dim: int = 0) -> torch.
     lo, hi = torch.cat(hidden, units_dim).aminmax(dim=points_dim)  # every layer's units at once
     constant = (lo == hi).to(lo.dtype)
     return torch.stack([c.mean() for c in constant.split([h.shape[units_dim] for h in hidden])])
+
+
+def no_gradient(dead: tuple[float, ...], widths: tuple[int, ...], pinned: float, pinned_wrong: float,
+                train_loss: float, train_accuracy: float, test_accuracy: float, activation: str) -> str:
+    """Why a run whose last step gave every weight a gradient of exactly 0 has stopped, in words, with its numbers:
+    the dead units of each hidden layer (``dead``: their shares, of ``widths`` units), the training points whose
+    output is pinned at exactly 0 or 1 (``pinned``; ``pinned_wrong``: those on the wrong side), and what that
+    leaves of the loss and the accuracies. For a classifier; a regression's output is never pinned (pass 0)."""
+    layers = [f"{round(share * width)} of the {width} units of layer {i + 1}" for i, (share, width)
+              in enumerate(zip(dead, widths, strict=True)) if share > 0]
+    one = len(layers) == 1 and layers[0].startswith("1 of")
+    parts = [f"{' and '.join(layers)} {'is' if one else 'are'} dead ({activation} gives {'it' if one else 'them'} "
+             "the same output for every training point)"] if layers else []
+    if pinned > 0:
+        parts.append(f"the output's sigmoid is pinned at exactly 0 or 1 for {pinned:.0%} of the training points, "
+                     "where its slope is exactly 0")
+    why = f": {'; and '.join(parts)}" if parts else ""
+    chance = ", about what answering one class everywhere gets" if abs(train_accuracy - 0.5) < 0.1 else ""
+    text = (f"The last step gave every weight a gradient of exactly 0{why}. While no gradient reaches the weights "
+            f"they cannot learn, so the accuracy stays at {train_accuracy:.1%} of the training points right (test "
+            f"{test_accuracy:.1%}){chance}.")
+    if pinned_wrong > 0:  # BCE takes log(0) as -100 (PyTorch's clamp): a point pinned at the wrong end costs 100
+        text += (f" The {pinned_wrong:.0%} of training points pinned at the wrong answer cost the BCE its cap of 100 "
+                 f"each (PyTorch clamps log 0 to −100): {100 * pinned_wrong:.3g} of the train loss of "
+                 f"{train_loss:.3g}.")
+    return text

@@ -21,7 +21,7 @@ from .data import EXTENT, is_own, make_playground_data
 from .devices import resolve_device, resolve_dtype
 from .features import feature_matrix
 from .functions import get_activation, softmax
-from .gradflow import dead_fractions, weight_grad_norms
+from .gradflow import dead_fractions, no_gradient, weight_grad_norms
 from .playground_config import (
     MAX_DEPTH,
     OPTIMIZERS,
@@ -217,33 +217,40 @@ class Playground:
             dead = dead_fractions([h[:, :n_train] for h in hidden], points_dim=1)
             values = torch.cat([self._fit(points).view(-1), lo_hi, self.grad_norms, dead]).tolist()
             rows = surface.reshape(self.config.grid, self.config.grid).double().round(decimals=3).tolist()
-        train_loss, train_acc, _, test_loss, test_acc, saturated, lo, hi = values[:8]
+        train_loss, train_acc, pinned, pinned_wrong, test_loss, test_acc, saturated, _, lo, hi = values[:10]
         spread = hi - lo  # NaN or inf unless every output is finite
         layers = len(self.model.layers)
-        grad_norms, dead = tuple(values[8:8 + layers]), tuple(values[8 + layers:])
+        grad_norms, dead = tuple(values[10:10 + layers]), tuple(values[10 + layers:])
         if not (math.isfinite(spread) and math.isfinite(train_loss)):
             return PlaygroundSnapshot(
                 self.steps_done, math.nan, math.nan, math.nan, math.nan, (), diverged=True,
                 message=f"Training diverged at step {self.steps_done}: the weights are no longer finite. "
                         + (backward_problem(self.config.activation) or self._lr_advice("is too large")))
+        message = self._stuck(spread, saturated, train_acc)
+        if self.steps_done and not message and not any(grad_norms):  # every weight's gradient exactly 0
+            message = no_gradient(dead, self.config.hidden, pinned, pinned_wrong, train_loss, train_acc, test_acc,
+                                  self.config.activation) + " " + self._lr_advice("is likely too large")
         return PlaygroundSnapshot(self.steps_done, train_loss, test_loss, train_acc, test_acc, tuple(map(tuple, rows)),
-                                  message=self._stuck(spread, saturated, train_acc), grad_norms=grad_norms, dead=dead)
+                                  message=message, grad_norms=grad_norms, dead=dead)
 
     def _fit(self, p: torch.Tensor) -> torch.Tensor:
-        """(2, 3): for the train then the test points, [loss, accuracy, share of outputs at exactly 0 or 1],
-        from the outputs ``p`` on the train then the test points; for regression the "accuracy" is the share
-        of variance explained. All six means come from one product with the split's indicator rows."""
+        """(2, 4): for the train then the test points, [loss, accuracy, share of outputs at exactly 0 or 1, share
+        pinned so on the wrong side], from the outputs ``p`` on the train then the test points; for regression
+        the "accuracy" is the share of variance explained (and nothing is on a wrong side). All eight means come
+        from one product with the split's indicator rows."""
         if p.dim() == 2:  # many classes: cross-entropy of MySoftmax's probabilities, and the class picked
+            right, pinned = p.argmax(1) == self.targets_both, p.amax(1) == 1
             per_point = torch.stack([cross_entropy(p.nan_to_num(0.0), self.targets_both, reduction="none"),
-                                     p.argmax(1) == self.targets_both, p.amax(1) == 1])
+                                     right, pinned, pinned & ~right])
             return self.split_rows @ per_point.T / self.split_sizes
         pinned = (p == 0) | (p == 1)
         if self.config.regression:
             per_point = torch.stack([(p - self.y_both).square(), pinned])  # (2, n): squared error, pinned
             mse, share = (self.split_rows @ per_point.T / self.split_sizes).unbind(1)  # (2,) each
-            return torch.stack([mse, (1 - mse / self.y_var).clamp(0, 1), share], 1)
+            return torch.stack([mse, (1 - mse / self.y_var).clamp(0, 1), share, torch.zeros_like(share)], 1)
         bce = nn.functional.binary_cross_entropy(p.clamp(0, 1).nan_to_num(0.5), self.y_both, reduction="none")
-        per_point = torch.stack([bce, (p >= 0.5) == self.y_both_bool, pinned])  # (3, n): loss, right, pinned
+        right = (p >= 0.5) == self.y_both_bool
+        per_point = torch.stack([bce, right, pinned, pinned & ~right])  # (4, n): loss, right, pinned, pinned wrong
         return self.split_rows @ per_point.T / self.split_sizes  # sums over each split, over its size
 
     def _lr_advice(self, verdict: str) -> str:

@@ -78,11 +78,14 @@ def _plain(value):
     return value
 
 
-def run_record(lesson: str, config, snapshots, *, status: str = "done", message: str = "") -> dict:
-    """Everything a run file holds, as plain data."""
+def run_record(lesson: str, config, snapshots, *, status: str = "done", message: str = "",
+               settings: dict[str, str] | None = None) -> dict:
+    """Everything a run file holds, as plain data. ``settings``: the lesson's widgets that made the run, as its
+    link writes them (``{key: text}``), so the file can say what ran in the widgets' words."""
     if lesson not in KINDS:
         raise ValueError(f"Lesson {lesson!r} has no run files.")
     return {"format": FORMAT, "lesson": lesson, "status": status, "message": message, "versions": versions(),
+            **({"settings": dict(settings)} if settings else {}),
             "config": {k: _plain(v) for k, v in dataclasses.asdict(config).items()},
             "snapshots": [{f.name: _plain(getattr(s, f.name)) for f in dataclasses.fields(s)} for s in snapshots]}
 
@@ -193,6 +196,11 @@ def _check_header(record) -> str:
             _fits("str", v, 100) and len(k) <= 40 for k, v in versions.items()):
         raise ValueError(f'This run file\'s "versions" are {_what(versions)}; they must be an object of at most '
                          f"{MAX_LIST} names, each with its version as text of at most 100 characters.")
+    settings = record.get("settings", {})
+    if not isinstance(settings, dict) or len(settings) > 4 * MAX_LIST or not all(
+            _fits("str", v, MAX_SETTING_TEXT) and _fits("str", k, 40) for k, v in settings.items()):
+        raise ValueError(f'This run file\'s "settings" are {_what(settings)}; they must be an object of at most '
+                         f"{4 * MAX_LIST} names, each with its value as text of at most {MAX_SETTING_TEXT} characters.")
     return lesson
 
 

@@ -42,18 +42,22 @@ def custom_function_ui() -> tuple[str, list[float] | None, list[float] | None, s
     return name, x, g, err or err_g
 
 
-def verdict(spec, cls: str, agree) -> str:
-    """Forward and backward against the built-in, each said separately; a broken backward is never praised."""
+def verdict(spec, cls: str, agree, trace) -> str:
+    """Forward and backward against the built-in, each said separately; a broken backward is never praised.
+    Every number it quotes is one of the table's (``trace``)."""
     ref = spec.reference_name
     tol = (f"`torch.allclose` in {agree.dtype} (rtol={agree.rtol:g}, atol={agree.atol:g}); "
            f"largest difference {agree.forward_diff:.2g} forward, {agree.backward_diff:.2g} backward")
-    forward = (f"**Forward agrees** with `{ref}` (row 2 against `{ref}(x)`)" if agree.forward_ok
-               else f"**Forward differs** from `{ref}` (row 2 against `{ref}(x)`)")
+    against = f"row 2 against `{ref}(x)`, the curve of the forward chart"  # the table has no row of it
+    forward = (f"**Forward agrees** with `{ref}` ({against})" if agree.forward_ok
+               else f"**Forward differs** from `{ref}` ({against})")
     if not agree.backward_ok and agree.at_kinks_only and spec.correct:
-        return (f"{forward}. Backward differs only at a kink (rows 5 and 6), and both are right there: at a kink "
-                f"any slope between those on either side is a valid subgradient, so `{cls}`'s choice is as valid "
-                f"as `{ref}`'s (MyReLU's 1 at x = 0, torch.relu's 0). Lesson 4 shows where this makes two "
-                f"trainings differ. Compared with {tol}.")
+        yours, theirs = trace.grad_input, trace.reference_grad_input
+        i = max(range(len(yours)), key=lambda j: abs(yours[j] - theirs[j]))  # the kink's column
+        at = f"at x = {trace.input[i]:g}, `{cls}` gives {yours[i]:g} and `{ref}` {theirs[i]:g}"
+        return (f"{forward}. Backward differs only at a kink (rows 5 and 6: {at}), and both are right there: at a "
+                f"kink any slope between those on either side is a valid subgradient, so `{cls}`'s choice is as valid "
+                f"as `{ref}`'s. Lesson 4 shows where this makes two trainings differ. Compared with {tol}.")
     if not agree.backward_ok:
         return f"{forward}. **Backward differs**: rows 5 and 6 disagree. Compared with {tol}."
     if not spec.correct:
@@ -104,7 +108,7 @@ for i, (column, panel) in enumerate(zip(st.columns(2), function_panels(
         plot(panel, key=f"cf_figure_{i}")
 
 show_gradcheck(gradcheck_report(name, torch.tensor(x, dtype=torch.float64)))
-st.markdown(verdict(spec, cls, compare_to_reference(trace, spec.kinks)))
+st.markdown(verdict(spec, cls, compare_to_reference(trace, spec.kinks), trace))
 
 with st.expander("Show the code that ran", expanded=False):
     st.code(inspect.getsource(spec.fn), language="python")

@@ -24,14 +24,19 @@ from studio.sidebar import current_settings
 
 require_app()
 st.title("3 · Logistic regression with an nn.Module")
-presenter.intro(
-    "`Linear(2, 1)` followed by `Sigmoid` gives the probability of class 1. `BCELoss` measures the error and "
-    "`torch.optim.SGD` with momentum updates the weights. The green line is where the model says 50/50: "
-    "w0·x₀ + w1·x₁ + b = 0. Training stops once the accuracy passes the target."
-)
+intro = st.empty()  # filled once the settings are bound: it names the momentum that trains
 
 D = LogisticConfig()
 bind_lesson("logistic")
+momentum = st.session_state.lr_momentum
+with intro.container():
+    presenter.intro(
+        "`Linear(2, 1)` followed by `Sigmoid` gives the probability of class 1. `BCELoss` measures the error and "
+        + (f"`torch.optim.SGD` with momentum {momentum:g} updates the weights. " if momentum else
+           "`torch.optim.SGD` with momentum 0, plain gradient descent, updates the weights. ")
+        + "The green line is where the model says 50/50: w0·x₀ + w1·x₁ + b = 0. Training stops once the accuracy "
+        "passes the target."
+    )
 
 
 def overlapping_without_zero_grad() -> None:

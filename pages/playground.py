@@ -240,5 +240,5 @@ if run is None and pg.steps_done > 0 and pg.config.device == "cpu" and exportabl
                        help="Data, network, the Function's source, optimizer and seeds as plain PyTorch: "
                             "`python playground_run.py` retrains from step 0 and prints the loss at every step.")
 state = session.state_id()  # Send to class sends the model's state, not the last run, once Step moved on from it
-classroom.panel("playground", current_run("playground"),
+classroom.panel("playground", current_run("playground"), shown=(pg.config, history),  # the exports: what is on screen
                 state=state and (lambda: board.state_entry("playground", state, history[-1], pg.steps_done)))

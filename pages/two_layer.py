@@ -1,4 +1,4 @@
-"""Lesson 2: the tutorial's two-layer net, trained by hand with MyReLU, live."""
+"""Lesson 2: the tutorial's two-layer net, trained by hand with MyReLU (or the activation chosen), live."""
 
 import inspect
 from functools import partial
@@ -8,8 +8,10 @@ import streamlit as st
 
 from autodiff_core import TwoLayerConfig, train_two_layer
 from autodiff_core.figures import two_layer_live_payload
+from autodiff_core.functions import BUILTIN_ACTIVATIONS, FUNCTIONS
 from studio import classroom, presenter
 from studio.lessons import widget
+from studio.links import plain
 from studio.live_chart import live_chart
 from studio.live_view import status_text, train_section
 from studio.page import require_app
@@ -18,15 +20,21 @@ from studio.runner import LiveRun
 from studio.sidebar import current_settings
 
 require_app()
-st.title("2 · A two-layer net trained with MyReLU")
-presenter.intro(
-    "`y_pred = relu(x @ w1) @ w2`, loss = Σ(y_pred − y)². After `loss.backward()` the weights are updated "
-    "by hand under `torch.no_grad()` and their gradients zeroed by hand. The data are random numbers, so "
-    "this shows that training works, and how fast the loss falls."
-)
+heading, intro = st.empty(), st.empty()  # filled once the settings are bound: they name the activation that trains
 
 DEFAULTS = TwoLayerConfig()
 bind_lesson("two_layer")
+act = st.session_state.tl_activation
+fn = f"{FUNCTIONS[act].fn.__name__}.apply" if act in FUNCTIONS else act  # "MyReLU.apply", "torch.relu"
+ours = act in FUNCTIONS or act in BUILTIN_ACTIVATIONS  # else a student's Function from lesson 6: its name is data
+heading.title(f"2 · A two-layer net trained with {fn.removesuffix('.apply') if ours else plain(act)}")
+with intro.container():
+    presenter.intro(
+        f"`y_pred = relu(x @ w1) @ w2` with `relu = {fn}` (the tutorial's `MyReLU.apply`; change it under “ReLU "
+        "implementation”), loss = Σ(y_pred − y)². After `loss.backward()` the weights are updated by hand under "
+        "`torch.no_grad()` and their gradients zeroed by hand. The data are random numbers, so this shows that "
+        "training works, and how fast the loss falls."
+    )
 
 
 def two_layer_ui() -> None:

@@ -11,7 +11,7 @@ from autodiff_core.grading.judge import check, run_checks
 from autodiff_core.grading.sandbox import shared_sandbox
 from autodiff_core.grading.validator import CTX_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
 from studio import code_editor
-from studio.charts import plot
+from studio.charts import plot_panels
 from studio.lessons import widget
 from studio.page import require_app
 from studio.presets import bind_lesson
@@ -61,10 +61,11 @@ def show_verdict(ch, v) -> None:
         st.warning(plain(note))
     if v.analytical is not None:
         st.markdown("**Jacobians.** Row i, column j: how output i moves when input j moves. Your backward gives "
-                    "the left one; finite differences of your forward give the right one. ✕ marks a mismatch.")
-        plot(jacobians_figure(v), key="wf_jacobians")
+                    "the *analytical* one; finite differences of your forward give the *numerical* one (side by side "
+                    "on a wide screen, one under the other on a phone). ✕ marks a mismatch.")
+        plot_panels(jacobians_figure(v), key="wf_jacobians", height=300 + 12 * len(v.output_labels))
     if v.curve:
-        plot(curve_figure(v, ch.reference_name), key="wf_curve")
+        plot_panels(curve_figure(v, ch.reference_name), key="wf_curve")
     if v.kinks:
         st.markdown("**The kinks, shown apart.** Here the function has no single slope, so gradcheck keeps its "
                     "points away. Any value between the two one-sided slopes is a valid choice.")

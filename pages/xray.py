@@ -7,13 +7,13 @@ import torch
 
 from autodiff_core import LogisticConfig, TwoLayerConfig, gradcheck_report, resolve_dtype
 from autodiff_core.compare import custom_vs_builtin, manual_vs_optim_sgd, zero_grad_comparison
-from autodiff_core.figures.xray import jacobian_figure, panels, relu_compare_figure, sgd_figure, zero_grad_figure
+from autodiff_core.figures.xray import jacobian_figure, relu_compare_figure, sgd_figure, zero_grad_figure
 from autodiff_core.functions import MyReLU, MyReLUModern
 from autodiff_core.graph import FONTSIZE, logistic_graph, tensor_kinds, to_dot, two_layer_graph
 from autodiff_core.inspector import inspector_table, trace_function
 from autodiff_core.logistic import logistic_data
 from studio import presenter
-from studio.charts import plot
+from studio.charts import plot_panels
 from studio.inputs import parse_vector
 from studio.lessons import ZG_DATA, widget
 from studio.page import require_app
@@ -58,13 +58,6 @@ def cached_sgd(config):
 @st.cache_data(show_spinner="Training both nets…", max_entries=8)
 def cached_relu(config):
     return custom_vs_builtin(config)
-
-
-def plot_panels(fig, *, key: str) -> None:
-    """A row of panels, one chart each, in columns: side by side on a laptop, one under another on a phone."""
-    for i, (column, panel) in enumerate(zip(st.columns(len(fig.layout.annotations)), panels(fig), strict=True)):
-        with column:
-            plot(panel, key=f"{key}_{i}")
 
 
 EQ = "\u00a0=\u00a0"  # "H = 100" never broken across two lines

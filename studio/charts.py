@@ -6,6 +6,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from autodiff_core.figures.theme import recolor
+from autodiff_core.figures.xray import panels
 
 from .presenter import present_spec, presenting
 
@@ -28,6 +29,14 @@ def plot(fig, *, key: str, fit: bool = False, on_select="ignore",
                                                                         "toImageButtonOptions": {
                                                                             **PLOT_CONFIG["toImageButtonOptions"],
                                                                             "filename": key}})
+
+
+def plot_panels(fig, *, key: str, height: int = 340) -> None:
+    """A one-row subplot figure as a row of panels, one chart each (``figures.xray.panels``), in columns: side by
+    side on a laptop, one under another on a phone, where one figure crammed the panels' titles together."""
+    for i, (column, panel) in enumerate(zip(st.columns(len(fig.layout.annotations)), panels(fig, height), strict=True)):
+        with column:
+            plot(panel, key=f"{key}_{i}")
 
 
 class _Checked(go.Figure):

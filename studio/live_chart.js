@@ -457,7 +457,8 @@ function paintFlow(root, step, data) {
     const a = Math.floor(Math.log10(lo)), b = Math.ceil(Math.log10(hi) + 1e-9);
     if (r.lo === r.hi) { r.lo = a; r.hi = Math.max(b, a + 1); } else { r.lo = Math.min(r.lo, a); r.hi = Math.max(r.hi, b); }
   }
-  const key = `${data.run}|${r.x}|${r.lo}|${r.hi}|${root.clientWidth}`;
+  // a note where the norms cannot be drawn (figures.gradflow.unplottable) comes and goes with a new layout
+  const key = `${data.run}|${r.x}|${r.lo}|${r.hi}|${root.clientWidth}|${JSON.stringify(spec.layout.annotations || [])}`;
   if (key !== s.flowKey || !div.data) {
     const layout = JSON.parse(JSON.stringify(spec.layout));
     layout.xaxis2 = Object.assign(layout.xaxis2 || {}, { range: [0, r.x], autorange: false });

@@ -185,6 +185,18 @@ def plot_data(page, index: int = 0) -> list[dict]:
     }""", index)
 
 
+def playground_replay(page, steps: int) -> None:
+    """Lesson 5 as a student gets its replay: Play at full speed until the chart has painted ``steps``, Pause, and
+    switch the replay on (the page's Plotly figure then loads)."""
+    wait_painted(page, 0, timeout=60.0)
+    set_speed(page, "max")
+    page.get_by_role("button", name="Play").click()
+    wait_painted(page, steps, timeout=60.0)
+    page.get_by_role("button", name="Pause").click()
+    wait_idle(page)
+    page.get_by_text("Replay the run as an animation").click()
+
+
 def finished_caption(page, text: str):
     """The caption over a finished logistic run's replay (not the live chart's status line)."""
     return page.get_by_test_id("stCaptionContainer").get_by_text(text)

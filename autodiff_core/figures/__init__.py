@@ -18,6 +18,7 @@ import numpy as np
 
 from ..logistic import LogisticSnapshot
 from ..two_layer import TwoLayerSnapshot
+from .replay_layout import picture_first, picture_size
 from .theme import CLASS_COLORS, FONT, base_layout, style  # noqa: F401  (re-exported: one theme for all figures)
 
 LOSS_COLOR, ACCURACY_COLOR = "#ff7f0e", "#9467bd"
@@ -150,7 +151,9 @@ def logistic_metrics(s: LogisticSnapshot) -> list[list[str]]:
             ["w0", f"{s.w0:.3f}"], ["w1", f"{s.w1:.3f}"], ["b", f"{s.b:.3f}"]]
 
 
-LIVE_HEIGHT, REPLAY_HEIGHT = 760, 1000  # the same plot area: the replay adds a title above, buttons below
+LIVE_HEIGHT = 760
+WRAP_LEGEND = {"itemwidth": 30, "x": 0, "xanchor": "left"}  # its groups wrap where the width runs out
+REPLAY_MARGIN = (56, 40)  # px left and right of the replay: a phone's picture gets the width (replay_layout)
 
 
 def _logistic_layout(x: np.ndarray, last_iteration: int, max_loss: float = 1.0, *, top: int = 110,
@@ -186,11 +189,14 @@ def _nice_ceiling(v: float) -> float:
 
 
 def _logistic_base(x: np.ndarray, y: np.ndarray) -> list[dict]:
-    points = [{"type": "scatter", "mode": "markers", "name": f"class {c}", "x": x[y == c, 0].tolist(),
+    # each entry a legend group of its own: a horizontal legend that wraps then sizes each by its text (ungrouped
+    # entries get columns as wide as the widest: three rows on a phone)
+    points = [{"type": "scatter", "mode": "markers", "name": f"class {c}", "legendgroup": f"class {c}",
+               "x": x[y == c, 0].tolist(),
                "y": x[y == c, 1].tolist(), "marker": {"color": CLASS_COLORS[c], "size": 8, "opacity": 0.8}}
               for c in (0, 1)]
     return points + [
-        {"type": "scatter", "mode": "lines", "name": "decision boundary", "x": [], "y": [],
+        {"type": "scatter", "mode": "lines", "name": "decision boundary", "legendgroup": "boundary", "x": [], "y": [],
          "line": {"color": "#2ca02c", "width": 4}},
         {"type": "scatter", "mode": "lines", "name": "loss", "xaxis": "x2", "yaxis": "y2", "showlegend": False,
          "line": {"color": LOSS_COLOR, "width": 3}},  # named by its axis title, in its colour
@@ -247,7 +253,8 @@ def logistic_replay_spec(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: np
     0.1-0.3 s of the server's one GIL per finished run, thirty times over when a class ends together."""
     good = [s for s in snaps if not s.diverged]
     last = good[-1].iteration if good else max_iterations - 1
-    layout = _logistic_layout(x, last, max((s.loss for s in good), default=1.0), top=210, bottom=200)
+    layout = _logistic_layout(x, last, max((s.loss for s in good), default=1.0))
+    layout["margin"].update(l=REPLAY_MARGIN[0], r=REPLAY_MARGIN[1])
     xr = _boundary_span(layout["xaxis"]["range"])
     # A frame changes only the boundary and the two dots (REPLAY_TRACES), a few numbers each: when every
     # frame redrew the curves so far, 381 frames came to 1.3 MB, and building and checking them cost the
@@ -267,12 +274,13 @@ def logistic_replay_spec(snaps: Sequence[LogisticSnapshot], x: np.ndarray, y: np
             base[i].update(x=update["x"], y=update["y"])
     # The house look (theme.style) and the replay's own layout, in the one layout the figure is made with:
     # each update_layout on a figure of 400 frames took 10-30 ms more.
-    layout.update(height=REPLAY_HEIGHT, legend={**layout["legend"], **base_layout()["legend"]},
+    layout.update(legend={**layout["legend"], **base_layout()["legend"], **WRAP_LEGEND},
                   title={**base_layout()["title"], "text": frames[-1]["layout"]["title"]["text"] if frames else "",
-                         "x": 0.5, "xanchor": "center", "y": 1, "yanchor": "top", "yref": "container",
-                         "pad": {"t": 52}},  # below the modebar
-                  updatemenus=[_play_pause(redraw=True, x=0, y=-0.16, duration=play_duration(len(frames)))],
-                  sliders=[_slider([f["name"] for f in frames], x=0, length=1, y=-0.23, redraw=True)])
+                         "x": 0.5, "xanchor": "center"},
+                  updatemenus=[_play_pause(redraw=True, x=0, duration=play_duration(len(frames)))],
+                  sliders=[_slider([f["name"] for f in frames], x=0, length=1, redraw=True)])
+    picture_first(layout, picture=picture_size(layout["xaxis"]["range"], layout["yaxis"]["range"], layout["margin"]),
+                  caption_lines=3, legend_rows=2)  # "class 0  class 1" over "decision boundary" on a phone
     layout["template"] = _template(layout["template"])  # plotly.js knows no template by name
     if not frames:
         del layout["sliders"][0]["steps"]  # as plotly's validators drop an empty list

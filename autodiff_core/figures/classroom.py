@@ -216,8 +216,9 @@ def fit_ghosts(figures: RunFigures, layout: dict, traces: Sequence[dict]) -> Non
     layout[axis] = {**layout[axis], "range": [lo, hi]}
 
 
-def standalone_html(fig, title: str) -> str:
-    """The figure as one HTML file with plotly.js inside it: it plays with no network at all."""
+def standalone_html(fig, title: str, heading: tuple[str, str] | None = None) -> str:
+    """The figure as one HTML file with plotly.js inside it: it plays with no network at all. ``heading``: the
+    lesson's title and its settings in words (plain text, escaped here: settings are data), above the figure."""
     import html
 
     import plotly.io as pio
@@ -225,5 +226,8 @@ def standalone_html(fig, title: str) -> str:
     spec = recolor(fig.to_plotly_json())  # the app's palette, as the chart on screen
     body = pio.to_html(spec, include_plotlyjs=True, full_html=False, auto_play=False, div_id="replay",
                        config={"displaylogo": False, "responsive": True})
+    top = "" if heading is None else (
+        f"<header style=\"padding:.8rem 1rem 0\"><h1 style=\"font-size:1.4rem;margin:0 0 .3rem\">"
+        f"{html.escape(heading[0])}</h1><p style=\"margin:0\">{html.escape(heading[1])}</p></header>")
     return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title></head>"
-            f"<body style=\"margin:0;font-family:sans-serif\">{body}</body></html>\n")
+            f"<body style=\"margin:0;font-family:sans-serif\">{top}{body}</body></html>\n")

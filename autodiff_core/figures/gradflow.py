@@ -72,14 +72,52 @@ def _drawn(snaps: Sequence[PlaygroundSnapshot]) -> list[PlaygroundSnapshot]:
     return [s for s in snaps if s.grad_norms and not s.diverged and s.step > 0]
 
 
+def zero_since(snaps: Sequence[PlaygroundSnapshot]) -> dict[int, int]:
+    """For each layer whose gradient norm is exactly 0 at every step from some step to the last: that step."""
+    since: dict[int, int] = {}
+    still: set[int] | None = None  # the layers at 0 at every step from here to the last
+    for s in reversed(snaps):
+        still = {i for i, g in enumerate(s.grad_norms) if g == 0} & (still if still is not None else {*range(99)})
+        if not still:
+            break
+        since.update(dict.fromkeys(still, s.step))
+    return since
+
+
+def unplottable(snaps: Sequence[PlaygroundSnapshot], layers: int) -> list[dict]:
+    """A note where a log scale cannot draw the gradient norms (exactly 0 from some step to the last): the lines
+    stop there, and without it the chart looks blank, as if it had failed. A layout annotation at the bottom right
+    of the norms' plot, on short lines that fit a phone."""
+    since = zero_since(snaps)
+    if not since:
+        return []
+    names = layer_names(layers)
+    who = "every gradient" if len(since) == layers else ", ".join(names[i] for i in sorted(since))
+    return [{"text": f"{who} exactly 0<br>from step {min(since.values()):,} on, which<br>a log scale cannot draw",
+             "showarrow": False, "xref": "x domain", "x": 1, "xanchor": "right", "yref": "y domain", "y": 0.04,
+             "yanchor": "bottom", "align": "right", "font": {"size": FONT_SIZE}, "bgcolor": "rgba(255,255,255,0.85)"}]
+
+
+def _zero_line(snaps: Sequence[PlaygroundSnapshot]) -> list[dict]:
+    """A dotted line along the bottom of the norms' plot over the steps where they are all exactly 0."""
+    since = zero_since(snaps)
+    if not since:
+        return []
+    return [{"type": "line", "xref": "x", "x0": min(since.values()), "x1": snaps[-1].step, "yref": "y domain",
+             "y0": 0.01, "y1": 0.01, "line": {"color": "#444444", "width": 3, "dash": "dot"}}]
+
+
 def gradient_flow_figure(snaps: Sequence[PlaygroundSnapshot]) -> go.Figure:
-    """Top: |dLoss/dW| per layer (log scale) with the training loss; bottom: dead units per hidden layer."""
-    good = thin(_drawn(snaps), POINTS)
+    """Top: |dLoss/dW| per layer (log scale) with the training loss; bottom: dead units per hidden layer. Where
+    the norms are exactly 0 to the end, which a log scale cannot draw, a note says so (``unplottable``)."""
+    drawn = _drawn(snaps)
+    good = thin(drawn, POINTS)
     layers = len(good[-1].grad_norms) if good else 0
     steps = [s.step for s in good]
     fig = go.Figure(layout=_flow_layout())
     for what, trace in _flow_traces(layers):
         fig.add_scatter(x=steps, y=_flow_values(good, what), **{k: v for k, v in trace.items() if k != "type"})
+    fig.update_layout(annotations=unplottable(drawn, layers), shapes=_zero_line(drawn))
     return style(fig)
 
 
@@ -92,7 +130,7 @@ def gradient_flow_live(snaps: Sequence[PlaygroundSnapshot], layers: int) -> tupl
     stride = 1 << (len(good) // (2 * LIVE_POINTS)).bit_length()  # a power of 2: the same steps build after build
     good = [s for s in good[:-1] if s.step % stride == 0] + good[-1:]  # and always the newest
     steps = [s.step for s in good]
-    spec = {"layout": _flow_layout(), "traces": [], "points": POINTS}
+    spec = {"layout": {**_flow_layout(), "annotations": unplottable(good, layers)}, "traces": [], "points": POINTS}
     curves = {}
     for k, (what, trace) in enumerate(_flow_traces(layers)):
         spec["traces"].append(trace)

@@ -13,7 +13,9 @@ YOURS, REFERENCE, KINK = "#1f77b4", "#ff7f0e", "#7f7f7f"
 def jacobians_figure(v: Verdict):
     """Analytical (your backward) and numerical (finite differences) Jacobians; mismatches marked ✕.
 
-    Works for several inputs too: their columns sit side by side (a[0..7], then b[0..7])."""
+    Works for several inputs too: their columns sit side by side (a[0..7], then b[0..7]). A page draws it as two
+    panels (``xray.panels``), side by side on a laptop and one under the other on a phone, where one figure printed
+    the two titles on top of each other: each panel has its colour scale and its legend."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
@@ -22,12 +24,12 @@ def jacobians_figure(v: Verdict):
     lim = float(max(np.abs(v.analytical).max(), np.abs(v.numerical).max(), 1e-12))
     for col, mat in ((1, v.analytical), (2, v.numerical)):
         fig.add_trace(go.Heatmap(z=mat, x=list(v.input_labels), y=list(v.output_labels), zmin=-lim, zmax=lim,
-                                 colorscale="RdBu", reversescale=True, showscale=col == 2,
+                                 colorscale="RdBu", reversescale=True, colorbar={"thickness": 16},
                                  hovertemplate="d %{y} / d %{x}: %{z:.6g}<extra></extra>"), 1, col)
     rows, cols = np.nonzero(v.mismatch)
     for col in (1, 2) if len(rows) else ():
         fig.add_trace(go.Scatter(x=[v.input_labels[j] for j in cols], y=[v.output_labels[i] for i in rows],
-                                 mode="markers", name="mismatch", showlegend=col == 1,
+                                 mode="markers", name="mismatch",
                                  marker={"symbol": "x", "size": 14, "color": "black"}), 1, col)
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(tickangle=-45)
@@ -36,7 +38,8 @@ def jacobians_figure(v: Verdict):
 
 
 def curve_figure(v: Verdict, reference_name: str):
-    """Left: your forward and the reference. Right: both backwards fed grad_output = 2 (twice the slope)."""
+    """Left: your forward and the reference. Right: both backwards fed grad_output = 2 (twice the slope). A page
+    draws it as two panels (``xray.panels``): in one figure a phone cut a title to "backward with grad_outpu"."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
@@ -45,9 +48,9 @@ def curve_figure(v: Verdict, reference_name: str):
     fig = make_subplots(rows=1, cols=2, subplot_titles=titles)
     pairs = (("yours", "reference"), ("slope", "reference_slope"))
     for col, (mine, theirs) in enumerate(pairs, start=1):
-        fig.add_trace(go.Scatter(x=c["x"], y=c[theirs], name=reference_name, showlegend=col == 1, mode="lines",
+        fig.add_trace(go.Scatter(x=c["x"], y=c[theirs], name=reference_name, mode="lines",
                                  line={"color": REFERENCE, "width": 6}), 1, col)
-        fig.add_trace(go.Scatter(x=c["x"], y=c[mine], name="yours", showlegend=col == 1, mode="lines",
+        fig.add_trace(go.Scatter(x=c["x"], y=c[mine], name="yours", mode="lines",
                                  line={"color": YOURS, "width": 3, "dash": "dash"}), 1, col)
     for k in v.kinks:
         for col in (1, 2):

@@ -11,14 +11,14 @@ unsure to the class's full colour where it is certain (the snapshot's ``class + 
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 
 import numpy as np
 
 from ..classes import STRENGTH_TOP
 from ..playground import PlaygroundSnapshot
-from . import _payload, play_duration, thin
+from . import REPLAY_MARGIN, _payload, play_duration, thin
+from .replay_layout import picture_first, picture_size
 from .theme import CLASS_COLORS, FONT_SIZE, MANY_CLASS_COLORS, OKABE_ITO, base_layout, style
 
 UNSURE = "#f7f7f7"  # the surface where the network cannot tell the classes apart
@@ -29,9 +29,6 @@ LOSS_COLOR, ACCURACY_COLOR = OKABE_ITO["orange"], OKABE_ITO["reddish purple"]
 LIVE_WINDOW = 8  # a surface is grid*grid numbers: send only the newest few states
 LIVE_HEIGHT = 640
 REPLAY_FRAMES = 400  # every step of a short run; a frame holds a whole surface (sent as float32, 4 KB)
-REPLAY_CURVE = 80  # points of each curve in a frame: 400 frames stay near 3 MB
-REPLAY_HEIGHT = 920
-REPLAY_TOP = 150  # room for the two-line caption and the legend (one row on a laptop, up to three on a phone)
 STEP_TICKS = 4  # intervals at most on the step axis: "1,000"-wide labels fit a phone's plot, about 230 px
 STEP_CLEAR = 0.88  # the last tick at most this far along the step axis: its centred label stays clear of "0%"
 # A regression's score in the accuracy fields: the share of the targets' variance explained, R² (clipped to 0..1)
@@ -244,11 +241,11 @@ def playground_replay_figure(snaps: Sequence[PlaygroundSnapshot], extent, grid: 
                              curve: Sequence[PlaygroundSnapshot] | None = None, regression: bool | None = None,
                              classes: int = 2):
     """The recorded run as an animation; heatmap frames need redraw, so at most REPLAY_FRAMES of them.
-    Each frame carries its own caption; Play continues from the frame shown. ``curve``: the states the loss
-    and accuracy curves are drawn from (light ones, for every recorded step), where ``snaps``, thinned in a
-    long run, would leave the curves sparse between frames; ``snaps`` by default. ``regression``: name the loss
-    and the score as a regression's (squared error, variance explained); by default, when ``train`` carries
-    targets (the ``(points, classes, targets)`` of a regression). ``classes``: 2, or 3 to 6."""
+    Each frame carries its own caption and a line across the curves at its step; Play continues from the frame
+    shown. ``curve``: the states the loss and accuracy curves are drawn from (light ones, for every recorded
+    step), where ``snaps``, thinned in a long run, would leave the curves sparse; ``snaps`` by default.
+    ``regression``: name the loss and the score as a regression's (squared error, variance explained); by default,
+    when ``train`` carries targets (the ``(points, classes, targets)`` of a regression). ``classes``: 2, or 3 to 6."""
     import plotly.graph_objects as go
 
     if regression is None:
@@ -257,33 +254,41 @@ def playground_replay_figure(snaps: Sequence[PlaygroundSnapshot], extent, grid: 
     points = good if curve is None else [s for s in curve if not s.diverged]
     layout = _layout(extent, max((s.step for s in good), default=1), regression, classes)
     layout["yaxis2"]["range"] = [0, _loss_top(points)]
-    layout["margin"] = {**layout["margin"], "t": REPLAY_TOP, "b": 200}
-    fig = go.Figure(data=[_surface(extent, grid, regression, classes), *_points(train, test, classes),
-                          *_curves(regression)], layout=layout)
+    layout["margin"].update(l=REPLAY_MARGIN[0], r=REPLAY_MARGIN[1])
+    layout["legend2"] = {**layout["legend"], "y": 0.3}  # the curves' own, over them: placed by picture_first
+    curves = [{**c, "legend": "legend2", "legendgroup": c["name"]} for c in _curves(regression)]
+    fig = go.Figure(data=[_surface(extent, grid, regression, classes), *_points(train, test, classes), *curves],
+                    layout=layout)
     first = 1 + 2 * classes  # the surface, each class's train and test points, then the curves
-    frames = []
-    steps = [t.step for t in points]
-    for s in thin(good, REPLAY_FRAMES):
-        upto = thin(points[:bisect.bisect_right(steps, s.step)], REPLAY_CURVE)  # the curves so far, thinned
-        st = np.array([t.step for t in upto], np.int32)  # arrays: quick to build, sent in binary
-        train_loss, test_loss, test_acc = (np.array([getattr(t, k) for t in upto], np.float32)
-                                           for k in ("train_loss", "test_loss", "test_accuracy"))
-        title = {"title": {"text": replay_caption(s, regression)}}
-        frames.append(go.Frame(name=str(s.step), traces=[0, first, first + 1, first + 2], layout=title,
-                               data=[go.Heatmap(z=_heat(s, regression)), go.Scatter(x=st, y=train_loss),
-                                     go.Scatter(x=st, y=test_loss), go.Scatter(x=st, y=test_acc)]))
+    # A frame changes the surface alone (and the caption, and the "now" line across the curves): a frame that also
+    # changed the curves took Plotly's transition path, which clears a heatmap and every trace of a subplot the frame
+    # leaves out, so while Play ran the picture was blank, surface and points, until each frame's redraw.
+    frames = [go.Frame(name=str(s.step), traces=[0], data=[go.Heatmap(z=_heat(s, regression))],
+                       layout={"title": {"text": replay_caption(s, regression)}, "shapes": [now_line(s.step)]})
+              for s in thin(good, REPLAY_FRAMES)]
     fig.frames = frames
+    steps = [t.step for t in points]
+    for i, key in ((first, "train_loss"), (first + 1, "test_loss"), (first + 2, "test_accuracy")):  # whole curves
+        fig.data[i].update(x=steps, y=[getattr(t, key) for t in points])
     if frames:  # start on the last frame; Play runs from the start, or on from wherever Pause left it
         fig.data[0].z = _heat(good[-1], regression)
-        for i, key in ((first, "train_loss"), (first + 1, "test_loss"), (first + 2, "test_accuracy")):
-            fig.data[i].update(x=steps, y=[getattr(t, key) for t in points])
+        fig.layout.shapes = [now_line(good[-1].step)]
     style(fig)
-    fig.update_layout(
-        height=REPLAY_HEIGHT,
-        title={"text": replay_caption(good[-1], regression) if good else "", "x": 0.5, "xanchor": "center",
-               "y": 1, "yanchor": "top", "yref": "container", "pad": {"t": 14}},
-        updatemenus=[play_pause(play_duration(len(frames)))], sliders=[slider([f.name for f in frames])])
+    spec = fig.layout.to_plotly_json()
+    spec.update(title={**spec["title"], "text": replay_caption(good[-1], regression) if good else "", "x": 0.5,
+                       "xanchor": "center"},
+                updatemenus=[play_pause(play_duration(len(frames)))], sliders=[slider([f.name for f in frames])])
+    # the caption, the classes' legend, the surface, Play and the slider, then the curves under their legend
+    picture = picture_size(spec["xaxis"]["range"], spec["yaxis"]["range"], spec["margin"])
+    picture_first(spec, picture=picture, caption_lines=2, legend_rows=1 if classes <= 3 else 2, curves_legend_rows=2)
+    fig.layout = spec
     return fig
+
+
+def now_line(step: int) -> dict:
+    """A thin vertical line across the loss and accuracy curves at the frame's step: where the replay is."""
+    return {"type": "line", "xref": "x2", "yref": "y2 domain", "x0": step, "x1": step, "y0": 0, "y1": 1,
+            "line": {"color": "#444444", "width": 2}}
 
 
 def _animate(duration: int) -> dict:

@@ -77,7 +77,8 @@ def present_layout(layout: dict) -> dict:
     """A layout dict scaled for the presenter view, in place: ticks and legends at ``PRESENT_FONT``, every
     title at ``PRESENT_TITLE``, and margins that make room for them."""
     layout["font"] = {**layout.get("font", FONT), "size": PRESENT_FONT}
-    layout["legend"] = {**layout.get("legend", {}), "font": {"size": PRESENT_FONT}}
+    for legend in [k for k in layout if k.startswith("legend")] or ["legend"]:
+        layout[legend] = {**layout.get(legend, {}), "font": {"size": PRESENT_FONT}}
     layout["hoverlabel"] = {"font": {"size": PRESENT_FONT}}
     title = layout.get("title")
     title = {"text": title} if isinstance(title, str) else dict(title or {})
@@ -120,12 +121,16 @@ def landscape(layout: dict) -> dict:
         top_x["showticklabels"] = True
         if not (top_x.get("title") or {}).get("text"):
             top_x["title"] = dict(layout["xaxis2"].get("title") or {})
-    if layout.get("height", 0) > PRESENT_HEIGHT:  # a replay: title above, Play and slider below
+    if layout.get("height", 0) > PRESENT_HEIGHT:  # a replay: title above, Play and slider below both plots
         margin = layout["margin"]
         layout["height"] = PRESENT_HEIGHT
-        layout["margin"] = {**margin, "t": min(margin.get("t", 100), 150), "b": min(margin.get("b", 100), 200)}
-        for menu in list(layout.get("updatemenus") or []) + list(layout.get("sliders") or []):
-            menu["y"] = menu.get("y", -0.2) - 0.12  # below the x-axis title of a shorter plot
+        layout["margin"] = {**margin, "t": min(margin.get("t", 100), 150), "b": 200}
+        for menu, y in [(m, -0.29) for m in layout.get("updatemenus") or []] + [(s, -0.36) for s in
+                                                                                 layout.get("sliders") or []]:
+            menu.update(y=y, yanchor="top")  # below the x-axis titles (a phone's replay has them between its plots)
+        if "legend2" in layout:  # the curves' own legend, over the curves
+            layout["legend2"] = {**layout["legend2"], "x": layout["xaxis2"]["domain"][0], "xanchor": "left",
+                                 "y": 1.02, "yanchor": "bottom"}
     else:  # a live chart: the legend alone sits above the plot
         layout["margin"] = {**layout["margin"], "t": 60}
     legend = layout.get("legend") or {}  # one row across the projector, not columns sized for a phone

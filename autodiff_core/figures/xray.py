@@ -62,6 +62,9 @@ def panels(fig, height: int = 340) -> list:
         for name in ("xaxis", "yaxis"):
             axis = layout[f"{name}{suffix}"].to_plotly_json()
             panel.layout[name] = {k: v for k, v in axis.items() if k not in _PANEL_AXIS_DROP}
+        for shape in layout.shapes or ():  # a line drawn on this panel (a kink, say) comes with it
+            if (shape.xref or "x").split()[0] == f"x{suffix}":
+                panel.add_shape(shape.to_plotly_json() | {"xref": "x", "yref": _own(shape.yref, suffix)})
         # just above the plot, under the band where Plotly's toolbar appears on hover (it covered the title)
         panel.layout.title = {"text": titles[i - 1], "x": 0.5, "xanchor": "center", "font": {"size": 18},
                               "y": 1, "yref": "paper", "yanchor": "bottom", "pad": {"b": 10}}
@@ -71,6 +74,11 @@ def panels(fig, height: int = 340) -> list:
     for panel in out:
         style(panel, **{**tallest, "margin": {**tallest["margin"], "t": PANEL_TOP}})
     return out
+
+
+def _own(ref: str | None, suffix: str) -> str:
+    """A shape's reference to a panel's y axis ("y2", "y2 domain") as the panel's own ("y", "y domain")."""
+    return (ref or "y").replace(f"y{suffix}", "y", 1) if suffix else (ref or "y")
 
 
 def jacobian_figure(report: GradcheckReport):

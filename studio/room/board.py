@@ -59,6 +59,12 @@ def _now(lesson: str) -> dict[str, str]:
     return to_params(settings, current_values(settings))
 
 
+def settings_of(lesson: str, run) -> dict[str, str]:
+    """The lesson's URL parameters that made ``run`` (kept at its first sight), else the widgets' now."""
+    kept = st.session_state.get(_SETTINGS, {}).get(run.run_id)
+    return dict(kept) if kept is not None else _now(lesson)
+
+
 def _figures(last) -> dict:
     return {name: getattr(last, name) for name in SCORES if isinstance(getattr(last, name, None), (int, float))}
 
@@ -86,6 +92,9 @@ def mistake(verdict) -> str:
         return ""
     if verdict.error_line is not None or not (verdict.reasons or verdict.notes):
         return verdict.headline.rstrip(".")  # "Your code was not run", "Your code raised an error"
+    several = [r.split(": ")[1] for r in verdict.reasons if r.startswith("Mistake ") and r.count(": ") >= 2]
+    if len(several) > 1:  # the judge named each of several mistakes: "2 mistakes: it forgot …; the sign is wrong"
+        return f"{len(several)} mistakes: {'; '.join(m[0].lower() + m[1:] for m in several)}"[:120]
     first = re.split(r"(?<=[.;])\s", (verdict.reasons or verdict.notes)[0], maxsplit=1)[0].rstrip(".;")
     head = first.split(":")[0]
     return (head if len(head.split()) >= 3 else first)[:120]

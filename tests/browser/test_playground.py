@@ -7,7 +7,16 @@ import re
 import pytest
 
 from autodiff_core.functions import activation_names
-from testkit.browser import ARTIFACTS, exception_boxes, open_page, painted, set_speed, wait_idle, wait_painted
+from testkit.browser import (
+    ARTIFACTS,
+    exception_boxes,
+    open_page,
+    painted,
+    playground_replay,
+    set_speed,
+    wait_idle,
+    wait_painted,
+)
 
 pytestmark = pytest.mark.browser
 SIZES = [(1280, 720), (390, 844)]
@@ -127,13 +136,7 @@ def current_frame(page) -> int:
 def test_lesson5_replay_pause_then_play_goes_on_from_the_paused_frame(server, browser, errors):
     ctx = new_context(browser, errors, 1280, 900)
     page = open_page(ctx, f"{server}/playground")
-    wait_painted(page, 0, timeout=60.0)
-    set_speed(page, "max")
-    page.get_by_role("button", name="Play").click()
-    wait_painted(page, 1000, timeout=60.0)
-    page.get_by_role("button", name="Pause").click()
-    wait_idle(page)
-    page.get_by_text("Replay the run as an animation").click()
+    playground_replay(page, 1000)
     page.wait_for_function(f"() => document.querySelector('{REPLAY}')?._fullLayout")
     play, pause = page.get_by_text("▶ Play"), page.get_by_text("❚❚ Pause")
     play.click()  # from the start: the replay opens on the last frame

@@ -81,3 +81,19 @@ def test_forward_and_backward_are_two_charts_with_every_element_labelled(app):
     ticks = backward["layout"]["xaxis"]
     n = len(backward["data"][0]["y"])
     assert len(ticks["ticktext"]) == n and ticks["tickangle"] == 0 and ticks["ticktext"][0] == "x[0]<br>-2"
+
+
+@pytest.mark.parametrize(("function", "said"), [
+    ("ReLU", "at x = 0, `MyReLU` gives 1 and `torch.relu` 0"),
+    ("LeakyReLU", "at x = 0, `MyLeakyReLU` gives 1 and `F.leaky_relu(x, 0.01)` 0.01"),  # said: torch.relu 0
+])
+def test_a_kink_is_named_by_the_numbers_of_the_table(app, function, said):
+    at = open_lesson(app, function)
+    at.text_input(key="cf_input").input("-1, 0, 1").run()
+    at.text_input(key="cf_grad_output").input("1, 1, 1").run()
+    text = verdict(at)
+    assert f"Backward differs only at a kink (rows 5 and 6: {said})" in text and "valid subgradient" in text
+    table = at.dataframe[0].value
+    five, six = (table[table["step"].str.startswith(row)]["x[1]"].item() for row in ("5 ·", "6 ·"))
+    assert f"gives {five:g} and " in text and f"` {six:g})" in text  # the table's numbers, at x[1] = 0
+    assert "row 2 against" in text and "the curve of the forward chart" in text  # not a row the table lacks

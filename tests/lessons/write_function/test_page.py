@@ -44,14 +44,18 @@ def test_a_wrong_relu_then_a_right_one(app):
     at = submit(open_lesson(app), WRONG_RELU)
     errors = " ".join(e.value for e in at.error)
     assert "gradcheck failed" in errors and "comparison is flipped" in errors
-    figure = chart(at, "wf_jacobians")
-    assert [t["type"] for t in figure["data"]][:2] == ["heatmap", "heatmap"]
-    assert any(t.get("name") == "mismatch" for t in figure["data"])
+    panels = [chart(at, "wf_jacobians_0"), chart(at, "wf_jacobians_1")]  # side by side, or stacked on a phone
+    assert [p["layout"]["title"]["text"] for p in panels] == ["analytical (your backward)",
+                                                               "numerical (finite differences)"]
+    assert all(p["data"][0]["type"] == "heatmap" and any(t.get("name") == "mismatch" for t in p["data"])
+               for p in panels)
+    [words] = [m.value for m in at.markdown if m.value.startswith("**Jacobians.**")]
+    assert "the *analytical* one" in words and "left" not in words  # on a phone the panels are not side by side
     assert "solved" not in at.query_params
 
     at = submit(at, RELU)
     assert any("gradcheck passed" in s.value for s in at.success)
-    assert not any(t.get("name") == "mismatch" for t in chart(at, "wf_jacobians")["data"])
+    assert not any(t.get("name") == "mismatch" for t in chart(at, "wf_jacobians_0")["data"])
     assert at.query_params["solved"] == ["relu"] or at.query_params["solved"] == "relu"
     assert any("Solved 1 of" in c.value for c in at.caption)
 
@@ -60,7 +64,7 @@ def test_refused_code_names_its_line_and_draws_nothing(app):
     at = submit(open_lesson(app), "import os\n" + RELU)
     assert any(e.value.startswith("Line 1") and "no imports" in e.value for e in at.error)
     assert not any("`" in e.value for e in at.error), "the reason is plain text: a backtick would show as one"
-    assert chart(at, "wf_jacobians") is None
+    assert chart(at, "wf_jacobians_0") is None
 
 
 def test_an_error_while_running_shows_the_line_not_a_traceback(app):
@@ -78,7 +82,8 @@ def test_kinks_are_shown_apart(app):
     assert any("gradcheck passed" in s.value for s in at.success)
     table = at.dataframe[0].value
     assert list(table["x"]) == [0.0] and list(table["slope from the left"]) == [-1.0]
-    assert chart(at, "wf_curve") is not None
+    assert chart(at, "wf_curve_0") is not None and chart(at, "wf_curve_1") is not None
+    assert [s["x0"] for s in chart(at, "wf_curve_1")["layout"]["shapes"]] == [0.0]  # the kink, on each panel
 
 
 def test_two_inputs_need_needs_input_grad(app):
