@@ -107,4 +107,4 @@ show_gradcheck(gradcheck_report(name, torch.tensor(x, dtype=torch.float64)))
 st.markdown(verdict(spec, cls, compare_to_reference(trace, spec.kinks)))
 
 with st.expander("Show the code that ran", expanded=False):
-    st.code(inspect.getsource(spec.fn), language="python")
+    st.code(inspect.getsource(spec.fn), language="python", wrap_lines=True)

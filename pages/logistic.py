@@ -143,4 +143,4 @@ live_section("logistic", draw)
 classroom.panel("logistic", current_run("logistic"), live_png=False)
 
 with st.expander("Show the code that ran", expanded=False):
-    st.code(inspect.getsource(train_logistic), language="python")
+    st.code(inspect.getsource(train_logistic), language="python", wrap_lines=True)

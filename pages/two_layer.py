@@ -73,4 +73,4 @@ live_section("two_layer", draw, config)
 classroom.panel("two_layer", current_run("two_layer"))
 
 with st.expander("Show the code that ran", expanded=False):
-    st.code(inspect.getsource(train_two_layer), language="python")
+    st.code(inspect.getsource(train_two_layer), language="python", wrap_lines=True)

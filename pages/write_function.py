@@ -121,7 +121,7 @@ with right:
     with st.expander("Hint"):
         st.markdown(ch.hint)
     with st.expander("Show a solution"):
-        st.code(ch.solution, language="python")
+        st.code(ch.solution, language="python", wrap_lines=True)
     st.caption("Allowed: arithmetic, comparisons, `if`, masked assignment (`t[input < 0] = 0`), "
                f"`ctx.save_for_backward`, `ctx.{'`, `ctx.'.join(sorted(CTX_ATTRIBUTES))}`, "
                f"`torch.` {', '.join(sorted(TORCH_FUNCTIONS))}, and the tensor methods "
@@ -170,4 +170,4 @@ done = ", ".join(f"✓ {CHALLENGES[k].title}" for k in ss.wf_solved) or "none ye
 st.caption(f"Solved {len(ss.wf_solved)} of {len(CHALLENGES)}: {done}. The address bar keeps them, so a link "
            "shares them.")
 with st.expander("Show the code that checks yours", expanded=False):
-    st.code(inspect.getsource(run_checks), language="python")
+    st.code(inspect.getsource(run_checks), language="python", wrap_lines=True)

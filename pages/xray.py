@@ -127,8 +127,8 @@ with tabs[1]:
     st.markdown("`@once_differentiable` marks a backward that is not itself differentiable (no double backward); "
                 "`ctx.mark_non_differentiable(out)` says an output, such as an index or a mask, gets no gradient.")
     c1, c2 = st.columns(2)
-    c1.code(inspect.getsource(MyReLU), language="python")
-    c2.code(inspect.getsource(MyReLUModern), language="python")
+    c1.code(inspect.getsource(MyReLU), language="python", wrap_lines=True)
+    c2.code(inspect.getsource(MyReLUModern), language="python", wrap_lines=True)
 
 with tabs[2]:
     st.caption("gradcheck compares your backward (analytical Jacobian) with finite differences of forward "
@@ -167,7 +167,7 @@ with tabs[4]:
     else:
         st.warning(f"{len(steps)} steps: the weights or momentum buffers differ.")
     plot_panels(sgd_figure(steps), key="xr_sgd")
-    st.code(inspect.getsource(manual_vs_optim_sgd), language="python")
+    st.code(inspect.getsource(manual_vs_optim_sgd), language="python", wrap_lines=True)
 
 with tabs[5]:
     st.caption("The two-layer net trained with MyReLU and with torch.relu from the same start. Their backwards "

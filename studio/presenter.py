@@ -40,7 +40,7 @@ _CSS = """<style>
   font-variant-numeric: tabular-nums; }  /* numbers given as text (each dtype's shortest form) still line up */
 /* status lines and captions: read from the back row (Streamlit's are 14 px at 60% opacity) */
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] { font-size: 1.15rem !important;
-  opacity: 0.85 !important; }
+  opacity: 1 !important; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem !important; padding: 0 0 0.25rem 0 !important; }
 </style>"""
 
