@@ -199,7 +199,7 @@ if run is None and st.session_state.pg_slow and trace is not None and trace.step
                 f"layer by layer{units}: z, then the activation. **3 · Backward** comes back up the table, from "
                 "the output: grad_output (dLoss/d activation) flows into the activation's backward, and grad_input "
                 "(dLoss/dz) comes out.")
-    st.dataframe(forward_backward_table(trace), hide_index=True, width="stretch")
+    presenter.table(forward_backward_table(trace))
     st.markdown(f"**2 · Loss** over the batch: {trace.loss:.4f}. **3 · Backward**: autograd walks this graph "
                 "from the loss up; the orange node is the custom Function, whose ctx holds what forward saved.")
     st.graphviz_chart(to_dot(trace.graph, key="slow", **presenter.dot_options()))
@@ -208,9 +208,9 @@ if run is None and st.session_state.pg_slow and trace is not None and trace.step
         first_units = f"; x[0] to x[{UNITS - 1}] of its {layer1} units" if layer1 > UNITS else ""
         st.markdown(f"Inside the backward of **{trace.function.name}** on layer 1 (the first point"
                     f"{first_units}): grad_output flows in, grad_input flows out.")
-        st.dataframe(function_table(trace), hide_index=True, width="stretch")
+        presenter.table(function_table(trace))
     st.markdown("**4 · Update.** Each weight matrix moved by the optimizer, against its gradient:")
-    st.dataframe(update_table(trace), hide_index=True)
+    presenter.table(update_table(trace), width="content")
 if run is None:
     st.subheader("The network")
     st.caption(NETWORK_NOTE)

@@ -116,7 +116,7 @@ with tabs[1]:
     traces = {label: trace_function(name, x, g) for label, name in forms}
     for label, t in traces.items():
         st.markdown(f"**{label}**")
-        st.dataframe(inspector_table(t), hide_index=True, width="stretch")
+        presenter.table(inspector_table(t))
         st.caption(f"ctx.needs_input_grad = {t.needs_input_grad}; saved tensors: "
                    + ", ".join(f"shape {s.shape}, {s.dtype}, on {s.device}" for s in t.saved) + ".")
     a, b = (t.grad_input for t in traces.values())

@@ -42,6 +42,11 @@ _CSS = """<style>
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] { font-size: 1.15rem !important;
   opacity: 1 !important; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem !important; padding: 0 0 0.25rem 0 !important; }
+/* tabs, the settings box's title, widget labels, the slider's value and the buttons (Train, Stop, Play, Step) */
+[data-testid="stMainBlockContainer"] :is([data-testid="stTab"], [data-testid="stExpander"] summary,
+  [data-testid="stWidgetLabel"], [data-testid="stCheckbox"], [data-baseweb="button"], button[kind]) p,
+[data-testid="stMainBlockContainer"] :is([data-testid="stSliderThumbValue"], [data-testid="stSliderTickBarMin"],
+  [data-testid="stSliderTickBarMax"]) { font-size: 1.15rem !important; }
 </style>"""
 
 
@@ -79,6 +84,15 @@ def intro(text: str) -> None:
     says it."""
     if not presenting():
         st.markdown(text)
+
+
+def table(data: dict, *, width: str = "stretch") -> None:
+    """A table of short texts (each column a list of strings), every row shown. In the presenter view an HTML
+    table, which the presenter CSS enlarges; otherwise the interactive grid (it paints 14 px text on a canvas)."""
+    if presenting():
+        st.table(data, hide_index=True, width=width)
+    else:
+        st.dataframe(data, hide_index=True, width=width, height="content")
 
 
 def dot_options() -> dict:
