@@ -233,6 +233,26 @@ function catchUp(root) {  // a section scrolled into view: paint what it missed
   if (data.flow && s.flowStep !== undefined) paintFlow(root, s.flowStep, data);
 }
 
+function watchWidth(root) {
+  // Plotly's `responsive` follows the window only, but the page's content also widens when the sidebar closes
+  // or the presenter view turns on: then draw the charts again at their new width (once a frame at most).
+  const s = root.__studio;
+  if (s.resizer || !window.ResizeObserver) return;
+  let width = root.clientWidth, queued = false;
+  s.resizer = new ResizeObserver(() => {
+    if (queued || root.clientWidth === width) return;
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      width = root.clientWidth;
+      if (!window.Plotly) return;
+      root.querySelectorAll(".js-plotly-plot").forEach((div) => { if (div.data) window.Plotly.Plots.resize(div); });
+      catchUp(root);  // the diagram's canvas and the gradient flow, at the new width
+    });
+  });
+  s.resizer.observe(root);
+}
+
 function showSections(root, data) {
   const diagram = root.querySelector(".studio-diagram-wrap"), flow = root.querySelector(".studio-flow-wrap");
   diagram.hidden = !data.diagram;
@@ -684,9 +704,13 @@ export default function (component) {
   if (!(s.feed && s.feed === data.feed)) setData(root, data);
   root.querySelector(".studio-plot").style.height = `${data.height || 420}px`;
   loadPlotly().then(() => {
+    watchWidth(root);
     tick(root);
     if (!s.timer) s.timer = setInterval(() => tick(root), data.pace_ms || 40);
     follow(root);
   }).catch((err) => { root.querySelector(".studio-status").textContent = String(err); });
-  return () => { clearInterval(s.timer); clearInterval(s.asking); s.timer = null; s.feed = null; };
+  return () => {
+    clearInterval(s.timer); clearInterval(s.asking); s.timer = null; s.feed = null;
+    if (s.resizer) { s.resizer.disconnect(); s.resizer = null; }
+  };
 }
