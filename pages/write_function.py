@@ -10,6 +10,7 @@ from autodiff_core.grading.challenges import CHALLENGES, format_solved, parse_so
 from autodiff_core.grading.judge import check, run_checks
 from autodiff_core.grading.sandbox import shared_sandbox
 from autodiff_core.grading.validator import CTX_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
+from studio import presenter
 from studio.charts import plot
 from studio.lessons import widget
 from studio.page import require_app
@@ -27,10 +28,9 @@ except ImportError:  # the plain text box below still works
 
 require_app()
 st.title("6 · Write your own Function")
-st.markdown("Fill in `forward` and `backward`, then press **Apply** under the editor (**Check** with the plain "
-            "text box). That runs `torch.autograd.gradcheck` on your Function in "
-            "float64 and compares your forward with PyTorch's own op. Your code runs in a sandbox, with a "
-            "limit on time and memory.")
+presenter.intro("Fill in `forward` and `backward`, then press **Apply** under the editor (**Check** with the "
+                "plain text box). That runs `torch.autograd.gradcheck` on your Function in float64 and compares "
+                "your forward with PyTorch's own op. Your code runs in a sandbox, with a limit on time and memory.")
 init_state({"wf_plain": st_ace is None})
 bind_lesson("write_function")  # ?wf_challenge=tanh opens that challenge; a bad value warns and leaves the URL
 ss = st.session_state
@@ -73,7 +73,8 @@ def editor(ch) -> tuple[str, bool]:
     marks = [{"row": last.error_line - 1, "column": 0, "type": "error", "text": last.reasons[0]}] \
         if last is not None and last.error_line else []
     # wrap: a long line continues below, indented, instead of running off a narrow editor (a phone, a projector)
-    text = st_ace(value=source, language="python", theme="chrome", font_size=16, min_lines=16, tab_size=4, wrap=True,
+    size = 20 if presenter.presenting() else 16  # the code read from the back of the room
+    text = st_ace(value=source, language="python", theme="chrome", font_size=size, min_lines=16, tab_size=4, wrap=True,
                   key=f"wf_ace_{ch.key}_{ss.wf_versions.get(ch.key, 0)}", auto_update=False, annotations=marks)
     st.caption("**Apply** (or Ctrl+Enter) checks your code. It stays grey until you change the code, so there is "
                "something new to check.")
@@ -116,8 +117,9 @@ if ss.wf_url_warning:
     st.warning(ss.wf_url_warning)
 left, right = st.columns([3, 2])
 with right:
-    st.markdown(f"**{ch.title}**: {ch.task}")
-    st.code(ch.formula, language=None)
+    with presenter.lead("wf_task"):
+        st.markdown(f"**{ch.title}**: {ch.task}")
+        st.code(ch.formula, language=None)
     with st.expander("Hint"):
         st.markdown(ch.hint)
     with st.expander("Show a solution"):

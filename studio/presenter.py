@@ -47,6 +47,10 @@ _CSS = """<style>
   [data-testid="stWidgetLabel"], [data-testid="stCheckbox"], [data-baseweb="button"], button[kind]) p,
 [data-testid="stMainBlockContainer"] :is([data-testid="stSliderThumbValue"], [data-testid="stSliderTickBarMin"],
   [data-testid="stSliderTickBarMax"]) { font-size: 1.15rem !important; }
+[data-testid="stMainBlockContainer"] :is([data-testid="stSelectbox"], [data-testid="stNumberInput"],
+  [data-testid="stTextInput"]) input { font-size: 1.15rem !important; }  /* a setting's value */
+[data-testid="stMainBlockContainer"] [data-testid="stAlert"] p { font-size: 1.15rem !important; }
+[class*="st-key-present_"] :is(p, li, code) { font-size: 1.3rem !important; }  /* presenter.lead: a task */
 </style>"""
 
 
@@ -84,6 +88,12 @@ def intro(text: str) -> None:
     says it."""
     if not presenting():
         st.markdown(text)
+
+
+def lead(key: str):
+    """A container for text the class reads while the teacher works (lesson 6's task and its formula): the
+    presenter view sets it larger than the captions. ``key`` names it (Streamlit makes it a CSS class)."""
+    return st.container(key=f"present_{key}")
 
 
 def table(data: dict, *, width: str = "stretch") -> None:

@@ -71,3 +71,30 @@ def test_lesson5_controls_and_slow_motion_tables(server, presenter):
     assert min(sizes.values()) >= PRESENTER, sizes
     tables = page.evaluate(TABLES)
     assert tables["tables"] == 3 and tables["grids"] == 0 and tables["smallest"] >= PRESENTER, tables
+
+
+EDITOR = 'iframe[title="streamlit_ace.streamlit_ace"]'
+
+
+def test_lesson6_has_a_presenter_view(server, presenter):
+    """Lesson 6 on the projector: no paragraph the teacher says, the code, the task and its verdict at the
+    presenter's size, and the editor with its Apply button on the first screen."""
+    page = open_page(presenter, f"{server}/write_function?present=1")
+    page.frame_locator(EDITOR).locator(".ace_content").wait_for(timeout=30_000)
+    assert not page.get_by_text("Fill in forward and backward").count()  # the explanation: the teacher says it
+    sizes = {"code": page.frame_locator(EDITOR).locator(".ace_editor").evaluate(SIZE),
+             "task": text_size(page, "ReLU"), "formula": text_size(page, "relu(x) = max(0, x)"),
+             "Start over": button_size(page, "Start over")}
+    assert min(sizes.values()) >= PRESENTER, sizes
+    apply = page.locator(EDITOR).bounding_box()
+    assert apply["y"] + apply["height"] <= 720, apply  # the editor, Apply at its foot, on the projector's screen
+    page.frame_locator(EDITOR).get_by_role("button", name="Apply").wait_for()
+    editor = page.frame_locator(EDITOR)
+    editor.locator(".ace_content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text("class MyReLU(torch.autograd.Function):\n    pass\n")
+    editor.get_by_role("button", name="Apply").click()
+    wait_idle(page)
+    alert = page.locator('[data-testid="stAlert"] p').first
+    alert.wait_for(timeout=60_000)
+    assert alert.evaluate(SIZE) >= PRESENTER
