@@ -28,6 +28,7 @@ from studio.lessons import FEATURE_KEYS, MAX_NEURONS, widget
 from studio.live_chart import live_chart
 from studio.live_view import current_run, speed_value, status_text
 from studio.page import require_app
+from studio.phone import sticky_controls
 from studio.playground_session import PlaygroundSession
 from studio.presets import bind_lesson, settings_box
 from studio.room.follow import following, view
@@ -102,7 +103,8 @@ elif not presenter.presenting() and (note := label_noise_note(config.dataset, (p
 
 if following("playground"):
     view("playground")  # the teacher's run, in place of the student's own: the page ends there
-c = st.columns([1, 1, 1, 1, 4], vertical_alignment="bottom")
+with sticky_controls("pg_controls"):  # on a phone, in reach while the settings above scroll by
+    c = st.columns([1, 1, 1, 1, 4], vertical_alignment="bottom")
 widget("pg_speed", c[4])
 speed = speed_value(st.session_state.pg_speed)
 running = session.running()

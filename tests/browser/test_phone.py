@@ -1,0 +1,40 @@
+"""On a 390x844 phone: what a student needs is in reach and readable. Lesson 5's Play, Pause and Step stay at the
+foot of the screen while the settings above them scroll (there are 20 of them, 2,000 px of page)."""
+
+from __future__ import annotations
+
+import pytest
+
+from testkit.browser import open_page, wait_idle
+
+pytestmark = pytest.mark.browser
+PHONE = {"width": 390, "height": 844}
+# Whether the button is on screen and nothing covers its middle (what a thumb would press).
+PRESSABLE = """(button) => {
+  const r = button.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+  return r.top >= 0 && r.bottom <= innerHeight && button.contains(document.elementFromPoint(x, y));
+}"""
+SCROLL = "(y) => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, y)"
+
+
+@pytest.fixture
+def phone(browser):
+    context = browser.new_context(viewport=PHONE)
+    yield context
+    context.close()
+
+
+def test_lesson5_play_pause_and_step_are_in_reach_above_the_settings(server, phone):
+    page = open_page(phone, f"{server}/playground")
+    buttons = [page.get_by_role("button", name=name, exact=True) for name in ("Play", "Pause", "Step")]
+    last_setting = page.get_by_text("Discretize output", exact=True)
+    below = last_setting.bounding_box()["y"] - PHONE["height"]  # how far the settings go on below the screen
+    assert below > 1000
+    for y in (0, below // 2, below - 50):  # the top of the page, and further down the settings
+        page.evaluate(SCROLL, y)
+        page.wait_for_timeout(200)
+        assert last_setting.bounding_box()["y"] > PHONE["height"]  # the settings still go on below
+        assert all(b.evaluate(PRESSABLE) for b in buttons), y
+    buttons[2].click()  # Step, from up here: it works
+    wait_idle(page)
+    page.wait_for_function("() => document.querySelector('.studio-live')?.dataset.painted === '1'")
