@@ -89,7 +89,8 @@ if presenter.presenting():  # text the presenter CSS can enlarge (the interactiv
                                       for i in range(len(x))}}, hide_index=True)
 else:
     st.dataframe({"step": list(steps), **{f"x[{i}]": [rounded(v[i], trace.dtype) for v in steps.values()]
-                                           for i in range(len(x))}}, hide_index=True, width="stretch")
+                                           for i in range(len(x))}}, hide_index=True, width="stretch",
+                 column_config={"step": st.column_config.TextColumn(pinned=True)})  # a phone scrolls the numbers
 shapes = ", ".join(f"shape {s.shape}, {s.dtype}, on {s.device}" for s in trace.saved)
 st.caption(f"ctx.saved_tensors holds {len(trace.saved)} tensor(s): {shapes}. "
            f"ctx.needs_input_grad = {trace.needs_input_grad}.")

@@ -10,8 +10,8 @@ PHONE = 640  # px: Streamlit's own width under which columns stack
 _CSS = """<style>
 @media (max-width: %(phone)spx) {
   /* the wrapper Streamlit puts around a keyed container spans only it: it is what sticks */
-  [data-testid="stLayoutWrapper"]:has(> .st-key-%(key)s) { position: sticky; bottom: 0; z-index: 5; background: #fff; padding: 0.5rem 0 0.25rem;
-    border-top: 1px solid rgba(11, 13, 18, 0.2); }
+  [data-testid="stLayoutWrapper"]:has(> .st-key-%(key)s) { position: sticky; bottom: 0; z-index: 5;
+    background: #fff; padding: 0.5rem 0 0.25rem; border-top: 1px solid rgba(11, 13, 18, 0.2); }
   .st-key-%(key)s [data-testid="stHorizontalBlock"] { flex-wrap: wrap; gap: 0.5rem; }
   .st-key-%(key)s [data-testid="stColumn"] { flex: 1 1 20%% !important; min-width: 0 !important;
     width: auto !important; }

@@ -38,3 +38,20 @@ def test_lesson5_play_pause_and_step_are_in_reach_above_the_settings(server, pho
     buttons[2].click()  # Step, from up here: it works
     wait_idle(page)
     page.wait_for_function("() => document.querySelector('.studio-live')?.dataset.painted === '1'")
+
+
+def test_lesson1_table_keeps_its_row_labels_when_it_scrolls_sideways(server, phone):
+    """Seven columns do not fit 390 px: the grid scrolls sideways, and its first column (what each row is) stays
+    where it was, pixel for pixel, while the numbers move under it."""
+    page = open_page(phone, f"{server}/custom_function")
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    grid.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    box = grid.bounding_box()
+    labels = {"x": box["x"] + 2, "y": box["y"] + 2, "width": 110, "height": box["height"] - 4}
+    before = page.screenshot(clip=labels)
+    scrolled = grid.evaluate("""(g) => { const s = g.querySelector('.dvn-scroller');
+      s.scrollLeft = s.scrollWidth; return s.scrollLeft; }""")
+    assert scrolled > 50  # it does scroll: the table is wider than the phone
+    page.wait_for_timeout(500)
+    assert page.screenshot(clip=labels) == before
