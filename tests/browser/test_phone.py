@@ -55,3 +55,22 @@ def test_lesson1_table_keeps_its_row_labels_when_it_scrolls_sideways(server, pho
     assert scrolled > 50  # it does scroll: the table is wider than the phone
     page.wait_for_timeout(500)
     assert page.screenshot(clip=labels) == before
+
+
+NAMES = """(plot) => {
+  const tiles = [...plot.querySelectorAll('.heatmaplayer image')].map((i) => i.getBoundingClientRect());
+  const left = Math.min(...tiles.map((t) => t.left)), chart = plot.getBoundingClientRect();
+  return [...plot.querySelectorAll('.annotation-text')].filter((t) => /^(sin )?X[12]/.test(t.textContent))
+    .map((t) => { const r = t.getBoundingClientRect();
+                  return {name: t.textContent, inside: r.left >= chart.left && r.right <= left + 1,
+                          level: tiles.some((i) => i.left - left < 2 && i.top < r.top && r.bottom < i.bottom)}; });
+}"""
+
+
+def test_lesson5_diagram_names_its_input_tiles(server, phone):
+    page = open_page(phone, f"{server}/playground?pg_sinx1=1")
+    plot = page.locator('.st-key-pg_network .js-plotly-plot')
+    plot.locator(".annotation-text").first.wait_for()
+    names = plot.evaluate(NAMES)
+    assert [n["name"] for n in names] == ["X1", "X2", "sin X1"], names
+    assert all(n["inside"] and n["level"] for n in names), names  # on screen, left of its tile, level with it
