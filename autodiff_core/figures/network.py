@@ -92,11 +92,11 @@ def network_figure(state: NetworkState) -> go.Figure:
     headers = ["inputs", *(f"layer {c}" for c in range(1, len(state.maps) - 1)), "output"]
     fig = go.Figure(data=[*_links(state, centres), *_tiles(state, centres), _biases(state, centres)],
                     layout=base_layout(
-                        height=int(120 + 62 * rows), margin={"l": 10, "r": 10, "t": 40, "b": 10},
+                        height=int(146 + 62 * rows), margin={"l": 10, "r": 10, "t": 66, "b": 10},
                         xaxis={"visible": False, "range": [-TILE / 2 - NAME_ROOM, right]},
                         yaxis={"visible": False, "scaleanchor": "x", "range": [-(rows / 2) * GAP_Y,
                                                                                (rows / 2) * GAP_Y + 0.3]},
-                        plot_bgcolor="white", modebar={"orientation": "v"}))
+                        plot_bgcolor="white"))  # the column titles sit under the toolbar's row
     for c, text in enumerate(headers):
         fig.add_annotation(x=c * GAP_X, y=1, yref="paper", text=text, showarrow=False, yanchor="bottom")  # above
     style(fig)

@@ -24,7 +24,8 @@ LIVE_HEIGHT = 640
 REPLAY_FRAMES = 400  # every step of a short run; a frame holds a whole surface (sent as float32, 4 KB)
 REPLAY_CURVE = 80  # points of each curve in a frame: 400 frames stay near 3 MB
 REPLAY_HEIGHT = 920
-REPLAY_TOP = 150  # room for the two-line caption and the legend (one row on a laptop, up to three on a phone)
+REPLAY_TOP = 186  # room for the toolbar, the caption under it and the legend (one row on a laptop, three on a phone)
+TOOLBAR = 50  # px above the caption: Plotly's toolbar's row at the top right (as the lesson 3 replay's)
 STEP_TICKS = 4  # intervals at most on the step axis: "1,000"-wide labels fit a phone's plot, about 230 px
 STEP_CLEAR = 0.88  # the last tick at most this far along the step axis: its centred label stays clear of "0%"
 # A regression's score in the accuracy fields: the share of the targets' variance explained, R² (clipped to 0..1)
@@ -232,7 +233,7 @@ def playground_replay_figure(snaps: Sequence[PlaygroundSnapshot], extent, grid: 
     fig.update_layout(
         height=REPLAY_HEIGHT,
         title={"text": replay_caption(good[-1], regression) if good else "", "x": 0.5, "xanchor": "center",
-               "y": 1, "yanchor": "top", "yref": "container", "pad": {"t": 14}},
+               "y": 1, "yanchor": "top", "yref": "container", "pad": {"t": TOOLBAR}},
         updatemenus=[play_pause(play_duration(len(frames)))], sliders=[slider([f.name for f in frames])])
     return fig
 
