@@ -35,6 +35,7 @@ from studio.room.follow import following, view
 from studio.runner import LiveRun
 from studio.sidebar import current_settings
 from studio.weight_editor import CLICKABLE, weight_editor
+from studio.words import graph_words
 
 require_app()
 st.title("5 · Classification playground")
@@ -205,6 +206,7 @@ if run is None and st.session_state.pg_slow and trace is not None and trace.step
     st.markdown(f"**2 · Loss** over the batch: {trace.loss:.4f}. **3 · Backward**: autograd walks this graph "
                 "from the loss up; the orange node is the custom Function, whose ctx holds what forward saved.")
     st.graphviz_chart(to_dot(trace.graph, key="slow", **presenter.dot_options()))
+    graph_words(trace.graph)
     if trace.function is not None:
         layer1 = len(trace.layers[0].pre)
         first_units = f"; x[0] to x[{UNITS - 1}] of its {layer1} units" if layer1 > UNITS else ""

@@ -124,8 +124,10 @@ with right:
         st.markdown(ch.hint)
     with st.expander("Show a solution"):
         st.code(ch.solution, language="python", wrap_lines=True)
+    said = {"needs_input_grad": " (whether autograd wants each input's gradient)"}  # a word not met before
+    ctx_attributes = ", ".join(f"`ctx.{a}`{said.get(a, '')}" for a in sorted(CTX_ATTRIBUTES))
     st.caption("Allowed: arithmetic, comparisons, `if`, masked assignment (`t[input < 0] = 0`), "
-               f"`ctx.save_for_backward`, `ctx.{'`, `ctx.'.join(sorted(CTX_ATTRIBUTES))}`, "
+               f"`ctx.save_for_backward`, {ctx_attributes}, "
                f"`torch.` {', '.join(sorted(TORCH_FUNCTIONS))}, and the tensor methods "
                f"{', '.join(sorted(TENSOR_METHODS))}. No imports, loops or names starting with _.")
     st.button("Start over", key="wf_reset", on_click=start_over, args=(ch,), help="Back to the skeleton.")

@@ -20,6 +20,7 @@ from studio.page import require_app
 from studio.presets import bind_lesson, settings_box
 from studio.sidebar import current_settings
 from studio.verdicts import show_gradcheck
+from studio.words import NEEDS_INPUT_GRAD, graph_words
 
 require_app()
 st.title("4 · Autograd X-ray")
@@ -105,6 +106,7 @@ with tabs[0]:
     # scaled to fit): give it back the size Graphviz laid the boxes out for (the presenter view sets its own).
     st.html(f'<style>[data-testid="stGraphVizChart"] svg text {{ font-size: {FONTSIZE}px; }}</style>')
     st.graphviz_chart(to_dot(graph, key="tl" if net == "Two-layer net" else "lr", **presenter.dot_options()))
+    graph_words(graph)
 
 with tabs[1]:
     dtype = resolve_dtype(settings.dtype)
@@ -117,7 +119,7 @@ with tabs[1]:
     for label, t in traces.items():
         st.markdown(f"**{label}**")
         presenter.table(inspector_table(t))
-        st.caption(f"ctx.needs_input_grad = {t.needs_input_grad}; saved tensors: "
+        st.caption(f"ctx.needs_input_grad = {t.needs_input_grad}, {NEEDS_INPUT_GRAD}; saved tensors: "
                    + ", ".join(f"shape {s.shape}, {s.dtype}, on {s.device}" for s in t.saved) + ".")
     a, b = (t.grad_input for t in traces.values())
     if a == b:
