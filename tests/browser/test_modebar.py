@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from autodiff_core.grading.challenges import CHALLENGES
-from testkit.browser import open_page, set_speed, wait_idle
+from testkit.browser import open_page, play_then_pause, set_speed, wait_idle
 
 pytestmark = pytest.mark.browser
 SIZES = [(1280, 720), (390, 844)]
@@ -49,7 +49,7 @@ def check(page, where: str, found: dict, least: int = 1) -> None:
         found[where] = result["touching"]
 
 
-def finish(page, lesson: str) -> None:
+def finish(page) -> None:
     set_speed(page, "max")
     page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text("Finished", exact=False).first.wait_for(timeout=120_000)
@@ -66,15 +66,10 @@ def test_no_chart_text_touches_the_toolbar(server, browser, width, height):
         page.get_by_role("tab", name=tab).click()
         check(page, f"lesson 4, {tab}", found, least)
     page = open_page(context, f"{server}/logistic")
-    finish(page, "logistic")
+    finish(page)
     check(page, "lesson 3, finished", found)
     page = open_page(context, f"{server}/playground")
-    set_speed(page, "max")
-    page.get_by_role("button", name="Play", exact=True).click()
-    page.wait_for_function("() => Number(document.querySelector('.studio-live')?.dataset.painted) >= 300",
-                           timeout=120_000)
-    page.get_by_role("button", name="Pause", exact=True).click()
-    wait_idle(page)
+    play_then_pause(page, 300)
     page.get_by_text("Replay the run as an animation", exact=True).click()
     check(page, "lesson 5, paused, with its replay", found, 3)
     page = open_page(context, f"{server}/write_function")

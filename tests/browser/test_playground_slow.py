@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from testkit.browser import open_page, wait_idle
+from testkit.browser import open_page, slow_step
 
 pytestmark = pytest.mark.browser
 GRIDS = """() => [...document.querySelectorAll('[data-testid="stMainBlockContainer"] [data-testid="stDataFrame"]')]
@@ -16,11 +16,7 @@ GRIDS = """() => [...document.querySelectorAll('[data-testid="stMainBlockContain
 def test_every_slow_motion_table_shows_all_its_rows(server, browser):
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     page = open_page(context, f"{server}/playground")
-    page.get_by_text("Slow motion", exact=True).click()
-    wait_idle(page)
-    page.get_by_role("button", name="Step", exact=True).click()
-    wait_idle(page)
-    page.get_by_text("Step 1 in slow motion").wait_for()
+    slow_step(page)
     page.locator('[data-testid="stMainBlockContainer"] [data-testid="stDataFrame"] .dvn-scroller').nth(2).wait_for()
     grids = page.evaluate(GRIDS)
     assert len(grids) == 3, grids

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from testkit.browser import open_page, wait_idle
+from testkit.browser import open_page, slow_step, wait_idle
 
 pytestmark = pytest.mark.browser
 PRESENTER = 18  # px: the smallest text the presenter view draws (PRESENT_FONT, the charts' ticks)
@@ -60,11 +60,7 @@ def test_lesson2_speed_and_train_and_stop(server, presenter):
 
 def test_lesson5_controls_and_slow_motion_tables(server, presenter):
     page = open_page(presenter, f"{server}/playground?present=1")
-    page.get_by_text("Slow motion", exact=True).click()
-    wait_idle(page)
-    page.get_by_role("button", name="Step", exact=True).click()
-    wait_idle(page)
-    page.get_by_text("Step 1 in slow motion").wait_for()
+    slow_step(page)
     sizes = {name: button_size(page, name) for name in ("Play", "Pause", "Step", "Reset")}
     sizes["speed"] = text_size(page, "Speed (steps per second)")
     sizes["slow motion"] = text_size(page, "Slow motion")
