@@ -240,13 +240,15 @@ function watchWidth(root) {
   if (s.resizer || !window.ResizeObserver) return;
   let width = root.clientWidth, queued = false;
   s.resizer = new ResizeObserver(() => {
-    if (queued || root.clientWidth === width) return;
+    if (queued || root.clientWidth === width || !root.clientWidth) return;  // (0: hidden, nothing to draw)
     queued = true;
     requestAnimationFrame(() => {
       queued = false;
       width = root.clientWidth;
       if (!window.Plotly) return;
-      root.querySelectorAll(".js-plotly-plot").forEach((div) => { if (div.data) window.Plotly.Plots.resize(div); });
+      root.querySelectorAll(".js-plotly-plot").forEach((div) => {
+        if (div.data && div.offsetParent !== null) window.Plotly.Plots.resize(div).catch(() => {});  // shown only
+      });
       catchUp(root);  // the diagram's canvas and the gradient flow, at the new width
     });
   });

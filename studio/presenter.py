@@ -18,9 +18,9 @@ from .links import Setting
 KEY = "present"
 PLOT_HEIGHT = 430  # a live chart that starts under the title and the controls still ends above 720 px
 # A finished run's replay, caption to slider, in the room under a lesson's title, controls and status line
-# (lesson 3's chart starts about 275 px down a 720 px screen): margins above for the caption and the legend,
-# below for the x-axis and one row of Play and the slider.
-REPLAY_HEIGHT, REPLAY_TOP, REPLAY_BOTTOM, REPLAY_AXIS = 440, 68, 118, 62
+# (lesson 3's chart starts about 290 px down a 720 px screen, under controls at the presenter's 18 px): margins
+# above for the caption and the legend, below for the x-axis and one row of Play and the slider.
+REPLAY_HEIGHT, REPLAY_TOP, REPLAY_BOTTOM, REPLAY_AXIS = 424, 68, 118, 62
 SETTING = Setting(KEY, bool, False)
 _CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 2.25rem !important; padding-bottom: 1rem !important;
