@@ -94,7 +94,7 @@ else:
                  column_config={"step": st.column_config.TextColumn(pinned=True)})  # a phone scrolls the numbers
 shapes = ", ".join(f"shape {s.shape}, {s.dtype}, on {s.device}" for s in trace.saved)
 st.caption(f"ctx.saved_tensors holds {len(trace.saved)} tensor(s): {shapes}. "
-           f"ctx.needs_input_grad = {trace.needs_input_grad}: {NEEDS_INPUT_GRAD}.")
+           f"ctx.needs_input_grad = {trace.needs_input_grad}, {NEEDS_INPUT_GRAD}.")
 
 lo, hi = min(min(x), -3.0), max(max(x), 3.0)
 curve_x = np.linspace(lo, hi, 301)
