@@ -44,7 +44,8 @@ _CSS = """<style>
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem !important; padding: 0 0 0.25rem 0 !important; }
 /* tabs, the settings box's title, widget labels, the slider's value and the buttons (Train, Stop, Play, Step) */
 [data-testid="stMainBlockContainer"] :is([data-testid="stTab"], [data-testid="stExpander"] summary,
-  [data-testid="stWidgetLabel"], [data-testid="stCheckbox"], [data-baseweb="button"], button[kind]) p,
+  [data-testid="stWidgetLabel"], [data-testid="stCheckbox"], [data-testid="stRadio"], [data-baseweb="button"],
+  button[kind]) p,
 [data-testid="stMainBlockContainer"] :is([data-testid="stSliderThumbValue"], [data-testid="stSliderTickBarMin"],
   [data-testid="stSliderTickBarMax"]) { font-size: 1.15rem !important; }
 [data-testid="stMainBlockContainer"] :is([data-testid="stSelectbox"], [data-testid="stNumberInput"],
