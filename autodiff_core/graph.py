@@ -106,6 +106,34 @@ def _node_text(n: Node) -> str:
     return n.label + "".join(f"\\n{line}" for line in saved)
 
 
+# What each built-in node of the lessons' graphs runs the backward of, in a student's words. PyTorch names a node
+# after its operation, plus "Backward" and a version number (the 0).
+OP_WORDS = {
+    "AddmmBackward0": "x @ W.T + b, what nn.Linear computes (add to a matrix multiply)",
+    "MmBackward0": "a matrix multiply, x @ w",
+    "TBackward0": "W.T, the weight matrix transposed, as nn.Linear uses it",
+    "SumBackward0": "a sum over every entry, the loss's Σ",
+    "MeanBackward0": "a mean over every entry",
+    "PowBackward0": "a power: the square in (y_pred - y)²",
+    "SubBackward0": "a subtraction: y_pred - y",
+    "AddBackward0": "an addition",
+    "MulBackward0": "an element-wise multiply",
+    "SigmoidBackward0": "the sigmoid",
+    "TanhBackward0": "tanh",
+    "SqueezeBackward0": "squeeze(), which drops a dimension of size 1",
+    "SqueezeBackward1": "squeeze(dim), which drops that dimension of size 1",
+    "BinaryCrossEntropyBackward0": "the loss nn.BCELoss (binary cross-entropy)",
+    "MseLossBackward0": "the loss nn.MSELoss (mean squared error)",
+}
+
+
+def ops_explained(graph: Graph) -> list[tuple[str, str]]:
+    """(name, what it runs the backward of) for each built-in node of ``graph`` that ``OP_WORDS`` knows, in the
+    order the graph was walked (from the loss up), each name once."""
+    names = dict.fromkeys(n.label for n in graph.nodes if n.kind == "op")
+    return [(name, OP_WORDS[name]) for name in names if name in OP_WORDS]
+
+
 def tensor_kinds(graph: Graph) -> str:
     """The dtypes and devices of the tensors the graph holds, e.g. "float32 on cpu" (one line for all)."""
     kinds = sorted({f"{s.dtype} on {s.device}" for n in graph.nodes for s in n.saved})

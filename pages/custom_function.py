@@ -17,6 +17,7 @@ from studio.page import require_app
 from studio.presets import bind_lesson, settings_box
 from studio.sidebar import current_settings
 from studio.verdicts import show_gradcheck
+from studio.words import NEEDS_INPUT_GRAD
 
 require_app()
 st.title("1 · A custom autograd Function")
@@ -93,10 +94,11 @@ if presenter.presenting():  # text the presenter CSS can enlarge (the interactiv
                                       for i in range(len(x))}}, hide_index=True)
 else:
     st.dataframe({"step": list(steps), **{f"x[{i}]": [rounded(v[i], trace.dtype) for v in steps.values()]
-                                           for i in range(len(x))}}, hide_index=True, width="stretch")
+                                           for i in range(len(x))}}, hide_index=True, width="stretch",
+                 column_config={"step": st.column_config.TextColumn(pinned=True)})  # a phone scrolls the numbers
 shapes = ", ".join(f"shape {s.shape}, {s.dtype}, on {s.device}" for s in trace.saved)
 st.caption(f"ctx.saved_tensors holds {len(trace.saved)} tensor(s): {shapes}. "
-           f"ctx.needs_input_grad = {trace.needs_input_grad}.")
+           f"ctx.needs_input_grad = {trace.needs_input_grad}, {NEEDS_INPUT_GRAD}.")
 
 lo, hi = min(min(x), -3.0), max(max(x), 3.0)
 curve_x = np.linspace(lo, hi, 301)
@@ -111,4 +113,4 @@ show_gradcheck(gradcheck_report(name, torch.tensor(x, dtype=torch.float64)))
 st.markdown(verdict(spec, cls, compare_to_reference(trace, spec.kinks), trace))
 
 with st.expander("Show the code that ran", expanded=False):
-    st.code(inspect.getsource(spec.fn), language="python")
+    st.code(inspect.getsource(spec.fn), language="python", wrap_lines=True)

@@ -156,4 +156,4 @@ train_section("logistic", start if config else None, draw,
               after=lambda run: classroom.panel("logistic", run, live_png=False))
 
 with st.expander("Show the code that ran", expanded=False):
-    st.code(inspect.getsource(train_logistic), language="python")
+    st.code(inspect.getsource(train_logistic), language="python", wrap_lines=True)

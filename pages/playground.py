@@ -27,6 +27,7 @@ from studio.lessons import FEATURE_KEYS, MAX_NEURONS, widget
 from studio.live_chart import live_chart
 from studio.live_view import current_run, speed_value, status_text
 from studio.page import require_app
+from studio.phone import sticky_controls
 from studio.playground_classes import softmax_panel
 from studio.playground_data import config_fields, data_tools, draw_picker, intro, plane_clicked, with_drawing
 from studio.playground_session import PlaygroundSession, fork_bar
@@ -36,6 +37,7 @@ from studio.room.follow import following, fork_point, view
 from studio.runner import LiveRun
 from studio.sidebar import current_settings
 from studio.weight_editor import CLICKABLE, weight_editor
+from studio.words import graph_words
 
 require_app()
 st.title("5 · Classification playground")
@@ -107,7 +109,8 @@ if following("playground"):
     view("playground")  # the teacher's run, in place of the student's own: the page ends there
 if (fork := fork_point("playground")) is not None:  # "Try it yourself" while the teacher's run went
     fork_bar(session, fork)
-c = st.columns([1, 1, 1, 1, 4], vertical_alignment="bottom")
+with sticky_controls("pg_controls"):  # on a phone, in reach while the settings above scroll by
+    c = st.columns([1, 1, 1, 1, 4], vertical_alignment="bottom")
 widget("pg_speed", c[4])
 speed = speed_value(st.session_state.pg_speed)
 running = session.running()
@@ -207,18 +210,19 @@ if run is None and st.session_state.pg_slow and trace is not None and trace.step
                 f"layer by layer{units}: z, then the activation. **3 · Backward** comes back up the table, from "
                 "the output: grad_output (dLoss/d activation) flows into the activation's backward, and grad_input "
                 "(dLoss/dz) comes out.")
-    st.dataframe(forward_backward_table(trace), hide_index=True, width="stretch")
+    presenter.table(forward_backward_table(trace))
     st.markdown(f"**2 · Loss** over the batch: {trace.loss:.4f}. **3 · Backward**: autograd walks this graph "
                 "from the loss up; the orange node is the custom Function, whose ctx holds what forward saved.")
     st.graphviz_chart(to_dot(trace.graph, key="slow", **presenter.dot_options()))
+    graph_words(trace.graph)
     if trace.function is not None:
         layer1 = len(trace.layers[0].pre)
         first_units = f"; x[0] to x[{UNITS - 1}] of its {layer1} units" if layer1 > UNITS else ""
         st.markdown(f"Inside the backward of **{trace.function.name}** on layer 1 (the first point"
                     f"{first_units}): grad_output flows in, grad_input flows out.")
-        st.dataframe(function_table(trace), hide_index=True, width="stretch")
+        presenter.table(function_table(trace))
     st.markdown("**4 · Update.** Each weight matrix moved by the optimizer, against its gradient:")
-    st.dataframe(update_table(trace), hide_index=True)
+    presenter.table(update_table(trace), width="content")
 if run is None:
     st.subheader("The network")
     st.caption(NETWORK_NOTE)

@@ -87,4 +87,4 @@ train_section("two_layer", start if config else None, draw, config,
               after=lambda run: classroom.panel("two_layer", run))
 
 with st.expander("Show the code that ran", expanded=False):
-    st.code(inspect.getsource(train_two_layer), language="python")
+    st.code(inspect.getsource(train_two_layer), language="python", wrap_lines=True)

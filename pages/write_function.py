@@ -10,7 +10,7 @@ from autodiff_core.grading.challenges import CHALLENGES, format_solved, parse_so
 from autodiff_core.grading.judge import check, run_checks
 from autodiff_core.grading.sandbox import shared_sandbox
 from autodiff_core.grading.validator import CTX_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
-from studio import code_editor
+from studio import code_editor, presenter
 from studio.charts import plot_panels
 from studio.lessons import widget
 from studio.page import require_app
@@ -22,10 +22,9 @@ from studio.session_functions import adopt
 
 require_app()
 st.title("6 · Write your own Function")
-st.markdown("Fill in `forward` and `backward`, then press **Apply** under the editor (**Check** with the plain "
-            "text box). That runs `torch.autograd.gradcheck` on your Function in "
-            "float64 and compares your forward with PyTorch's own op. Your code runs in a sandbox, with a "
-            "limit on time and memory.")
+presenter.intro("Fill in `forward` and `backward`, then press **Apply** under the editor (**Check** with the "
+                "plain text box). That runs `torch.autograd.gradcheck` on your Function in float64 and compares "
+                "your forward with PyTorch's own op. Your code runs in a sandbox, with a limit on time and memory.")
 bind_lesson("write_function")  # ?wf_challenge=tanh opens that challenge; a bad value warns and leaves the URL
 ss = st.session_state
 if "wf_sources" not in ss:  # in a class, the code kept for this browser comes back after a reload
@@ -80,14 +79,17 @@ if ss.wf_url_warning:
     st.warning(ss.wf_url_warning)
 left, right = st.columns([3, 2])
 with right:
-    st.markdown(f"**{ch.title}**: {ch.task}")
-    st.code(ch.formula, language=None)
+    with presenter.lead("wf_task"):
+        st.markdown(f"**{ch.title}**: {ch.task}")
+        st.code(ch.formula, language=None)
     with st.expander("Hint"):
         st.markdown(ch.hint)
     with st.expander("Show a solution"):
-        st.code(ch.solution, language="python")
+        st.code(ch.solution, language="python", wrap_lines=True)
+    said = {"needs_input_grad": " (whether autograd wants each input's gradient)"}  # a word not met before
+    ctx_attributes = ", ".join(f"`ctx.{a}`{said.get(a, '')}" for a in sorted(CTX_ATTRIBUTES))
     st.caption("Allowed: arithmetic, comparisons, `if`, masked assignment (`t[input < 0] = 0`), "
-               f"`ctx.save_for_backward`, `ctx.{'`, `ctx.'.join(sorted(CTX_ATTRIBUTES))}`, "
+               f"`ctx.save_for_backward`, {ctx_attributes}, "
                f"`torch.` {', '.join(sorted(TORCH_FUNCTIONS))}, and the tensor methods "
                f"{', '.join(sorted(TENSOR_METHODS))}. No imports, loops or names starting with _.")
     st.button("Start over", key="wf_reset", on_click=code_editor.replace, args=("wf", ch.key, ch.skeleton),
@@ -134,4 +136,4 @@ done = ", ".join(f"✓ {CHALLENGES[k].title}" for k in ss.wf_solved) or "none ye
 st.caption(f"Solved {len(ss.wf_solved)} of {len(CHALLENGES)}: {done}. The address bar keeps them, so a link "
            "shares them.")
 with st.expander("Show the code that checks yours", expanded=False):
-    st.code(inspect.getsource(run_checks), language="python")
+    st.code(inspect.getsource(run_checks), language="python", wrap_lines=True)

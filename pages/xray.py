@@ -20,6 +20,7 @@ from studio.page import require_app
 from studio.presets import bind_lesson, settings_box
 from studio.sidebar import current_settings
 from studio.verdicts import show_gradcheck
+from studio.words import NEEDS_INPUT_GRAD, graph_words
 
 require_app()
 st.title("4 · Autograd X-ray")
@@ -98,6 +99,7 @@ with tabs[0]:
     # scaled to fit): give it back the size Graphviz laid the boxes out for (the presenter view sets its own).
     st.html(f'<style>[data-testid="stGraphVizChart"] svg text {{ font-size: {FONTSIZE}px; }}</style>')
     st.graphviz_chart(to_dot(graph, key="tl" if net == "Two-layer net" else "lr", **presenter.dot_options()))
+    graph_words(graph)
 
 with tabs[1]:
     dtype = resolve_dtype(settings.dtype)
@@ -109,8 +111,8 @@ with tabs[1]:
     traces = {label: trace_function(name, x, g) for label, name in forms}
     for label, t in traces.items():
         st.markdown(f"**{label}**")
-        st.dataframe(inspector_table(t), hide_index=True, width="stretch")
-        st.caption(f"ctx.needs_input_grad = {t.needs_input_grad}; saved tensors: "
+        presenter.table(inspector_table(t))
+        st.caption(f"ctx.needs_input_grad = {t.needs_input_grad}, {NEEDS_INPUT_GRAD}; saved tensors: "
                    + ", ".join(f"shape {s.shape}, {s.dtype}, on {s.device}" for s in t.saved) + ".")
     a, b = (t.grad_input for t in traces.values())
     if a == b:
@@ -120,8 +122,8 @@ with tabs[1]:
     st.markdown("`@once_differentiable` marks a backward that is not itself differentiable (no double backward); "
                 "`ctx.mark_non_differentiable(out)` says an output, such as an index or a mask, gets no gradient.")
     c1, c2 = st.columns(2)
-    c1.code(inspect.getsource(MyReLU), language="python")
-    c2.code(inspect.getsource(MyReLUModern), language="python")
+    c1.code(inspect.getsource(MyReLU), language="python", wrap_lines=True)
+    c2.code(inspect.getsource(MyReLUModern), language="python", wrap_lines=True)
 
 with tabs[2]:
     st.caption("gradcheck compares your backward (analytical Jacobian) with finite differences of forward "
@@ -160,7 +162,7 @@ with tabs[4]:
     else:
         st.warning(f"{len(steps)} steps: the weights or momentum buffers differ.")
     plot_panels(sgd_figure(steps), key="xr_sgd")
-    st.code(inspect.getsource(manual_vs_optim_sgd), language="python")
+    st.code(inspect.getsource(manual_vs_optim_sgd), language="python", wrap_lines=True)
 
 with tabs[5]:
     st.caption("The two-layer net trained with MyReLU and with torch.relu from the same start. Their backwards "

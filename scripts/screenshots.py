@@ -24,6 +24,7 @@ from testkit.browser import (  # noqa: E402
     exception_boxes,
     launch,
     open_page,
+    play_then_pause,
     set_number,
     set_speed,
     streamlit_server,
@@ -80,12 +81,7 @@ def choose(page, label: str, option: str) -> None:
 
 def lesson5(page) -> str:
     # The preset "Spirals need depth": three layers have learnt the two spirals by step 1,000.
-    set_speed(page, "max")
-    page.get_by_role("button", name="Play", exact=True).click()
-    page.wait_for_function("() => Number(document.querySelector('.studio-live')?.dataset.painted) >= 1000",
-                           timeout=240_000)
-    page.get_by_role("button", name="Pause", exact=True).click()
-    wait_idle(page)
+    play_then_pause(page, 1000)
     page.wait_for_timeout(1500)  # the finished view's first paint
     return '.studio-live, [data-testid="stMetric"]'  # the surface, the curves and the numbers under them
 

@@ -10,8 +10,11 @@ from autodiff_core.figures.xray import panels
 
 from .presenter import present_spec, presenting
 
-# The camera button saves the chart at the projector's size, whatever the window's.
+# The camera button saves the chart at the projector's size, whatever the window's. The toolbar keeps what a
+# class uses (PNG, zoom, pan, reset, full screen): five buttons, 140 px, not nine across a phone's chart.
 PLOT_CONFIG = {"displaylogo": False, "responsive": True,
+               "modeBarButtonsToRemove": ["zoomIn2d", "zoomOut2d", "autoScale2d", "select2d", "lasso2d",
+                                          "toggleSpikelines", "hoverClosestCartesian", "hoverCompareCartesian"],
                "toImageButtonOptions": {"format": "png", "width": 1280, "height": 720, "scale": 1}}
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .presenter import presenting
 from .state import init_state
 
 try:
@@ -48,7 +49,8 @@ def editor(prefix: str, key: str, start: str) -> tuple[str, bool]:
     marks = [{"row": last.error_line - 1, "column": 0, "type": "error", "text": last.reasons[0]}] \
         if last is not None and last.error_line else []
     # wrap: a long line continues below, indented, instead of running off a narrow editor (a phone, a projector)
-    text = st_ace(value=source, language="python", theme="chrome", font_size=16, min_lines=16, tab_size=4, wrap=True,
+    size = 20 if presenting() else 16  # the code read from the back of the room
+    text = st_ace(value=source, language="python", theme="chrome", font_size=size, min_lines=16, tab_size=4, wrap=True,
                   key=f"{prefix}_ace_{key}_{ss[f'{prefix}_versions'].get(key, 0)}", auto_update=False,
                   annotations=marks)
     st.caption("**Apply** (or Ctrl+Enter) checks your code. It stays grey until you change the code, so there is "

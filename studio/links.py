@@ -282,18 +282,21 @@ def write_url(settings: list[Setting], legacy: tuple[Legacy, ...] = ()) -> None:
         del st.query_params[PRESET_PARAM]
 
 
-def preset_picker(lesson: str, settings: list[Setting], presets: dict[str, dict]) -> None:
+def preset_picker(lesson: str, settings: list[Setting], presets: dict[str, dict], *, fold: str | None = None) -> None:
+    """The Preset box; ``fold``: the key of the expander that holds it, closed once a preset is chosen."""
     key = f"{lesson}_preset"
     st.session_state[key] = matching_preset(settings, presets, current_values(settings))
     st.selectbox("Preset", list(presets), index=None, key=key, placeholder="Your own settings",
-                 on_change=_apply_preset, args=(key, settings, presets),
+                 on_change=_apply_preset, args=(key, settings, presets, fold),
                  help="Named settings a teacher can pick and share: the address bar then holds them all.")
 
 
-def _apply_preset(key: str, settings: list[Setting], presets: dict[str, dict]) -> None:
+def _apply_preset(key: str, settings: list[Setting], presets: dict[str, dict], fold: str | None) -> None:
     name = st.session_state[key]
     if name is not None:
         kept = {s.key for s in settings if not s.preset}
         for k, value in preset_values(settings, presets[name]).items():
             if k not in kept:
                 st.session_state[k] = value
+        if fold is not None:
+            st.session_state[fold] = False

@@ -248,6 +248,28 @@ function catchUp(root) {  // a section scrolled into view: paint what it missed
   if (data.flow && s.flowStep !== undefined) paintFlow(root, s.flowStep, data);
 }
 
+function watchWidth(root) {
+  // Plotly's `responsive` follows the window only, but the page's content also widens when the sidebar closes
+  // or the presenter view turns on: then draw the charts again at their new width (once a frame at most).
+  const s = root.__studio;
+  if (s.resizer || !window.ResizeObserver) return;
+  let width = root.clientWidth, queued = false;
+  s.resizer = new ResizeObserver(() => {
+    if (queued || root.clientWidth === width || !root.clientWidth) return;  // (0: hidden, nothing to draw)
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      width = root.clientWidth;
+      if (!window.Plotly) return;
+      root.querySelectorAll(".js-plotly-plot").forEach((div) => {
+        if (div.data && div.offsetParent !== null) window.Plotly.Plots.resize(div).catch(() => {});  // shown only
+      });
+      catchUp(root);  // the diagram's canvas and the gradient flow, at the new width
+    });
+  });
+  s.resizer.observe(root);
+}
+
 function showSections(root, data) {
   const diagram = root.querySelector(".studio-diagram-wrap"), flow = root.querySelector(".studio-flow-wrap");
   diagram.hidden = !data.diagram;
@@ -274,7 +296,7 @@ function showSections(root, data) {
 
 function diagramGeometry(spec, width) {
   const cols = spec.columns, rows = Math.max(...cols), top = 40;
-  const x0 = -TILE, x1 = (cols.length - 1) * GAP_X + TILE, y0 = -(rows / 2) * GAP_Y, y1 = (rows / 2) * GAP_Y + 0.3;
+  const x0 = -TILE / 2 - (spec.name_room || 0), x1 = (cols.length - 1) * GAP_X + TILE, y0 = -(rows / 2) * GAP_Y, y1 = (rows / 2) * GAP_Y + 0.3;
   // The static figure's height, or less where the width cannot use it (a phone): no empty band above and below.
   const height = Math.min(120 + 62 * rows, Math.ceil(top + 10 + (width - 20) / (x1 - x0) * (y1 - y0)));
   const unit = Math.min((width - 20) / (x1 - x0), (height - top - 10) / (y1 - y0));
@@ -372,6 +394,17 @@ function paintDiagram(root, d, data) {
   const short = spec.headers.some((h) => ctx.measureText(h).width > room);
   const label = (h, c) => (!short ? h : c === 0 ? "in" : c === last ? "out" : String(c));
   spec.headers.forEach((h, c) => ctx.fillText(label(h, c), geo.centres[c][0][0], geo.top - 6));
+  // Each input's name at its tile's left (X1, sin X1, ...), in the room left for it: smaller if it does not fit.
+  const names = spec.labels[0] || [], nameRoom = (spec.name_room || 0) * geo.unit - 6;
+  const nameSize = spec.name_size || spec.font.size;
+  ctx.font = `${nameSize}px ${spec.font.family}`;
+  const widest = Math.max(0, ...names.map((n) => ctx.measureText(n).width));
+  if (widest > nameRoom && nameRoom > 0) ctx.font = `${Math.max(9, Math.floor(nameSize * nameRoom / widest))}px ${spec.font.family}`;
+  ctx.textAlign = "right";
+  ctx.textBaseline = "middle";
+  names.forEach((n, i) => ctx.fillText(n, geo.centres[0][i][0] - tile / 2 - 4, geo.centres[0][i][1]));
+  ctx.font = `${spec.font.size}px ${spec.font.family}`;
+  ctx.textBaseline = "bottom";
   ctx.textAlign = "left";  // the step in the canvas: text changed in the page would lay the page out again
   ctx.fillText(`step ${d.step.toLocaleString("en-US")}`, 4, geo.height - 2);
   s.diagramHover = { geo, links, maps, biases, spec, tile };
@@ -720,9 +753,13 @@ export default function (component) {
   root.querySelector(".studio-plot").style.height = `${data.height || 420}px`;
   sendClicks(root);
   loadPlotly().then(() => {
+    watchWidth(root);
     tick(root);
     if (!s.timer) s.timer = setInterval(() => tick(root), data.pace_ms || 40);
     follow(root);
   }).catch((err) => { root.querySelector(".studio-status").textContent = String(err); });
-  return () => { clearInterval(s.timer); clearInterval(s.asking); s.timer = null; s.feed = null; };
+  return () => {
+    clearInterval(s.timer); clearInterval(s.asking); s.timer = null; s.feed = null;
+    if (s.resizer) { s.resizer.disconnect(); s.resizer = null; }
+  };
 }

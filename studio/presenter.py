@@ -20,9 +20,9 @@ from .links import Setting
 KEY = "present"
 PLOT_HEIGHT = 430  # a live chart that starts under the title and the controls still ends above 720 px
 # A finished run's replay, caption to slider, in the room under a lesson's title, controls and status line
-# (lesson 3's chart starts about 275 px down a 720 px screen): margins above for the caption and the legend,
-# below for the x-axis and one row of Play and the slider.
-REPLAY_HEIGHT, REPLAY_TOP, REPLAY_BOTTOM, REPLAY_AXIS = 440, 68, 118, 62
+# (lesson 3's chart starts about 290 px down a 720 px screen, under controls at the presenter's 18 px): margins
+# above for the caption and the legend, below for the x-axis and one row of Play and the slider.
+REPLAY_HEIGHT, REPLAY_TOP, REPLAY_BOTTOM, REPLAY_AXIS = 424, 68, 118, 62
 SETTING = Setting(KEY, bool, False)
 _CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 2.25rem !important; padding-bottom: 1rem !important;
@@ -42,8 +42,18 @@ _CSS = """<style>
   font-variant-numeric: tabular-nums; }  /* numbers given as text (each dtype's shortest form) still line up */
 /* status lines and captions: read from the back row (Streamlit's are 14 px at 60% opacity) */
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] { font-size: 1.15rem !important;
-  opacity: 0.85 !important; }
+  opacity: 1 !important; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem !important; padding: 0 0 0.25rem 0 !important; }
+/* tabs, the settings box's title, widget labels, the slider's value and the buttons (Train, Stop, Play, Step) */
+[data-testid="stMainBlockContainer"] :is([data-testid="stTab"], [data-testid="stExpander"] summary,
+  [data-testid="stWidgetLabel"], [data-testid="stCheckbox"], [data-testid="stRadio"], [data-baseweb="button"],
+  button[kind]) p,
+[data-testid="stMainBlockContainer"] :is([data-testid="stSliderThumbValue"], [data-testid="stSliderTickBarMin"],
+  [data-testid="stSliderTickBarMax"]) { font-size: 1.15rem !important; }
+[data-testid="stMainBlockContainer"] :is([data-testid="stSelectbox"], [data-testid="stNumberInput"],
+  [data-testid="stTextInput"]) input { font-size: 1.15rem !important; }  /* a setting's value */
+[data-testid="stMainBlockContainer"] [data-testid="stAlert"] p { font-size: 1.15rem !important; }
+[class*="st-key-present_"] :is(p, li, code) { font-size: 1.3rem !important; }  /* presenter.lead: a task */
 </style>"""
 
 
@@ -81,6 +91,21 @@ def intro(text: str) -> None:
     says it."""
     if not presenting():
         st.markdown(text)
+
+
+def lead(key: str):
+    """A container for text the class reads while the teacher works (lesson 6's task and its formula): the
+    presenter view sets it larger than the captions. ``key`` names it (Streamlit makes it a CSS class)."""
+    return st.container(key=f"present_{key}")
+
+
+def table(data: dict, *, width: str = "stretch") -> None:
+    """A table of short texts (each column a list of strings), every row shown. In the presenter view an HTML
+    table, which the presenter CSS enlarges; otherwise the interactive grid (it paints 14 px text on a canvas)."""
+    if presenting():
+        st.table(data, hide_index=True, width=width)
+    else:
+        st.dataframe(data, hide_index=True, width=width, height="content")
 
 
 def dot_options() -> dict:

@@ -31,9 +31,9 @@ def bind_lesson(key: str) -> None:
     question_bar(key)  # the class's question, for a teacher or a student; nothing for anyone else
 
 
-def preset_picker(key: str) -> None:
+def preset_picker(key: str, *, fold: str | None = None) -> None:
     lesson = _lesson(key)
-    links.preset_picker(key, list(lesson.settings), lesson.presets)
+    links.preset_picker(key, list(lesson.settings), lesson.presets, fold=fold)
 
 
 def sync_url(key: str) -> None:
@@ -44,9 +44,15 @@ def sync_url(key: str) -> None:
 
 @contextlib.contextmanager
 def settings_box(key: str) -> Iterator[None]:
-    """Where a lesson draws its settings: in the presenter view, one folded expander; the preset picker
-    comes first either way."""
-    box = st.expander("Settings and presets", expanded=False) if presenting() else st.container()
-    with box:
-        preset_picker(key)
+    """Where a lesson draws its settings: in the presenter view, one folded expander, which a chosen preset
+    folds again (its state is kept under ``<lesson>_settings_open`` for that); the preset picker comes first
+    either way."""
+    if not presenting():
+        with st.container():
+            preset_picker(key)
+            yield
+        return
+    fold = f"{key}_settings_open"
+    with st.expander("Settings and presets", expanded=False, key=fold, on_change="rerun"):
+        preset_picker(key, fold=fold)
         yield

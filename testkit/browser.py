@@ -123,6 +123,25 @@ def set_speed(page, value: str) -> None:
     wait_idle(page)
 
 
+def play_then_pause(page, step: int, timeout: float = 240.0) -> None:
+    """Lesson 5 at full speed until its live chart has painted ``step``, then Pause, and the finished view."""
+    set_speed(page, "max")
+    page.get_by_role("button", name="Play", exact=True).click()
+    page.wait_for_function(f"() => Number(document.querySelector('.studio-live')?.dataset.painted) >= {step}",
+                           timeout=timeout * 1000)
+    page.get_by_role("button", name="Pause", exact=True).click()
+    wait_idle(page)
+
+
+def slow_step(page) -> None:
+    """Lesson 5's Step in slow motion, up to its heading (its tables, graph and update under it)."""
+    page.get_by_text("Slow motion", exact=True).click()
+    wait_idle(page)
+    page.get_by_role("button", name="Step", exact=True).click()
+    wait_idle(page)
+    page.get_by_text("Step 1 in slow motion").wait_for()
+
+
 SAMPLER_JS = """(ms) => {
   window.__studioSamples = [];
   window.__studioSampler = setInterval(() => {

@@ -56,5 +56,6 @@ def curve_figure(v: Verdict, reference_name: str):
         for col in (1, 2):
             fig.add_vline(x=k.x, line={"color": KINK, "dash": "dot"}, row=1, col=col)
     fig.update_xaxes(title_text="input")
+    # the legend from the figure's left edge, not the plot's: on a phone it then ends clear of the toolbar
     return style(fig, height=400, margin={"l": 50, "r": 20, "t": 90, "b": 50},
-                 legend={"orientation": "h", "y": 1.2, "x": 0, "yanchor": "bottom"})
+                 legend={"orientation": "h", "y": 1.2, "x": 0, "xref": "container", "yanchor": "bottom"})

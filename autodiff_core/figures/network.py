@@ -17,6 +17,7 @@ from .theme import CLASS_COLORS, FONT, base_layout, style
 TILE, GAP_X, GAP_Y = 1.0, 2.2, 1.35  # a neuron's size, and the distance between columns and between rows
 SCALE = [[0, CLASS_COLORS[0]], [0.5, "#f7f7f7"], [1, CLASS_COLORS[1]]]  # -1 red, 0 white, +1 blue
 WIDTH_BINS = (0.25, 0.5, 1.0, 2.0, np.inf)  # |w| up to each bound: line widths 1..5
+NAME_ROOM, NAME_SIZE = 1.3, 14  # left of the input tiles, their names ("sin X1"): room in tiles, font in px
 
 
 def _centres(state: NetworkState) -> list[np.ndarray]:
@@ -87,18 +88,22 @@ def _biases(state: NetworkState, centres) -> go.Scatter:
 
 def network_figure(state: NetworkState) -> go.Figure:
     centres = _centres(state)
-    rows = max(len(m) for m in state.maps)
+    rows, right = max(len(m) for m in state.maps), (len(state.maps) - 1) * GAP_X + TILE
     headers = ["inputs", *(f"layer {c}" for c in range(1, len(state.maps) - 1)), "output"]
     fig = go.Figure(data=[*_links(state, centres), *_tiles(state, centres), _biases(state, centres)],
                     layout=base_layout(
-                        height=int(120 + 62 * rows), margin={"l": 10, "r": 10, "t": 40, "b": 10},
-                        xaxis={"visible": False, "range": [-TILE, (len(state.maps) - 1) * GAP_X + TILE]},
+                        height=int(146 + 62 * rows), margin={"l": 10, "r": 10, "t": 66, "b": 10},
+                        xaxis={"visible": False, "range": [-TILE / 2 - NAME_ROOM, right]},
                         yaxis={"visible": False, "scaleanchor": "x", "range": [-(rows / 2) * GAP_Y,
                                                                                (rows / 2) * GAP_Y + 0.3]},
-                        plot_bgcolor="white", modebar={"orientation": "v"}))
+                        plot_bgcolor="white"))  # the column titles sit under the toolbar's row
     for c, text in enumerate(headers):
         fig.add_annotation(x=c * GAP_X, y=1, yref="paper", text=text, showarrow=False, yanchor="bottom")  # above
-    return style(fig)
+    style(fig)
+    for name, (cx, cy) in zip(state.names, centres[0], strict=True):  # each input named at its tile's left
+        fig.add_annotation(x=cx - TILE / 2 - 0.08, y=cy, text=name, showarrow=False, xanchor="right",
+                           font={"size": NAME_SIZE})
+    return fig
 
 
 # ---- the live diagram: the same picture, painted on a canvas by studio/live_chart.js ----
@@ -122,6 +127,7 @@ def network_live_spec(names: Sequence[str], hidden: Sequence[int], grid: int, *,
                              enumerate(hidden, start=1)), [output_name(i, outputs) for i in range(outputs)]]
     return {"columns": sizes, "labels": labels, "grid": grid,
             "headers": ["inputs", *(f"layer {c}" for c in range(1, len(sizes) - 1)), "output"],
+            "name_room": NAME_ROOM, "name_size": NAME_SIZE,
             "colors": [_rgb(c) for _, c in SCALE], "width_bins": [b for b in WIDTH_BINS if np.isfinite(b)],
             "title": title, "note": note, "font": {"size": FONT["size"], "family": FONT["family"]}}
 

@@ -44,3 +44,16 @@ def test_figure_has_a_tile_per_neuron_and_hover_for_every_weight_and_bias():
     w = pg.model.layers[0].weight.detach()[0, 0].item()
     assert f"weight {w:+.3f}" in weights
     assert fig.to_json()
+
+
+def test_each_input_tile_is_named_at_its_left():
+    """TF Playground's habit: X1, X2, X1², ... beside their tiles, not only on hover (a phone has no hover)."""
+    pg = _pg()
+    state = network_state(pg)
+    fig = network_figure(state)
+    named = {a.text: a for a in fig.layout.annotations if a.text in state.names}
+    assert list(named) == ["X1", "X2", "X1²"]
+    tiles = [t for t in fig.data if t.type == "heatmap"][:3]  # the input column, top to bottom
+    for a, tile in zip(named.values(), tiles, strict=True):
+        assert a.xanchor == "right" and a.x < min(tile.x) and a.x - 1.2 > fig.layout.xaxis.range[0]  # room left
+        assert min(tile.y) < a.y < max(tile.y)  # level with its tile

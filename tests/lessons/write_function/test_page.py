@@ -150,3 +150,13 @@ def test_another_session_does_not_see_my_function(app, new_app):
     other.run()
     other.switch_page("pages/playground.py").run()
     assert name not in other.selectbox(key="pg_activation").options
+
+
+def test_the_presenter_view_leaves_the_explanation_to_the_teacher(app):
+    app.switch_page("pages/write_function.py")
+    app.session_state["present"] = True
+    app.run()
+    assert not app.exception and not any(m.value.startswith("Fill in `forward`") for m in app.markdown)
+    app.session_state["present"] = False
+    app.run()
+    assert any(m.value.startswith("Fill in `forward`") for m in app.markdown)
