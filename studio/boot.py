@@ -40,7 +40,7 @@ def _single_threaded_torch():
     import torch
 
     # OpenMP threads spin on a shared 2-core server: one thread per run is faster overall. The setting
-    # is process-wide (each thread that computes picks it up), so any thread may make it.
+    # is the calling thread's (and MKL's): a run's thread makes it again (studio.runner).
     torch.set_num_threads(1)
     return torch
 

@@ -16,6 +16,7 @@ from . import lessons
 from .room.follow import following, view
 from .room.keep import brought_back, save_run, saved_run
 from .runner import LiveRun, current_session_id
+from .session_functions import share_with_lessons
 
 
 def _key(lesson: str) -> str:
@@ -70,6 +71,7 @@ def controls(lesson: str, start: Callable[[], LiveRun | None] | None) -> LiveRun
 
 def _train(lesson: str, start: Callable[[], LiveRun | None] | None) -> None:
     """Train's callback: a new run from the settings as they are now, replacing the lesson's run."""
+    share_with_lessons()  # a callback runs before app.py binds them: the session's own Functions, for the config
     new = start() if start is not None else None
     if new is None:  # the settings are invalid now: the page says why
         return

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import torch
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from autodiff_core.functions import bind_student_activations, student_activations
@@ -175,6 +176,10 @@ class LiveRun(Shown):
                     return
                 self.status = "starting"
             self._open_worker()
+            # OpenMP's thread count is each thread's own: without this, a run trained here would sum its
+            # matrix products in another order than a trainer process or a worker (one thread each) and
+            # differ from them in the last digit
+            torch.set_num_threads(1)
             if trainers.portable(self) and self._hand_over():
                 return
             whole = self._worker is not None and self.remote is not None and self.cost.device == "cpu"

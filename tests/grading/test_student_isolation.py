@@ -87,7 +87,7 @@ SLOW = RELU.replace("return input.clamp(min=0)",
 
 def test_stop_ends_the_worker_mid_call(new_app):
     at, name = adopted(new_app, SLOW)
-    train(at, "pages/two_layer.py", "two_layer", tl_activation=name, tl_N=1000, tl_H=500, tl_steps=100,
+    train(at, "pages/two_layer.py", "two_layer", tl_activation=name, tl_N=1000, tl_H=500, tl_steps=100, tl_lr=1e-9,
           two_layer_speed="max")
     run = at.session_state["two_layer_run"]
     deadline = time.monotonic() + 60
@@ -95,6 +95,7 @@ def test_stop_ends_the_worker_mid_call(new_app):
         time.sleep(0.05)
     assert run.running, (run.status, run.message)
     time.sleep(0.5)
+    assert run._worker is not None, (run.status, run.message, run.running)
     pid = run._worker.channel.pid
     assert pid and process_alive(pid)
     t0 = time.monotonic()
