@@ -18,6 +18,8 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[1]
 # Every AppTest is the same session ("test session id"), so the suite would meet the per-session limit on checks
 # a minute; tests/grading/test_sandbox_fairness.py tests that limit on a sandbox of its own.
+# torch computes in one thread, as the app does (studio/__init__.py): set before torch is first imported
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("STUDIO_CHECKS_PER_MINUTE", "100000")
 # Classes the tests start live in a data folder of the test run's own, never in the user's
 # (studio/room/store.py); a server a test starts inherits it.
