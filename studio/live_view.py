@@ -51,10 +51,6 @@ def controls(lesson: str, start: Callable[[], LiveRun | None] | None) -> LiveRun
     at once, the script runs queue for the server's GIL, and the run need not wait for its page's."""
     if following(lesson):
         view(lesson)  # the teacher's run, in place of the student's own: the page ends there
-    if (tries := st.session_state.pop(_late(lesson), 0)) and start is not None:
-        _train(lesson, start, tries)  # Train came in a rerun that brought no settings: this run has drawn them
-        if st.session_state.get(_late(lesson)):  # a fragment's run has not (the sidebar is outside it): the page's
-            st.rerun(scope="app")
     run = current_run(lesson)
     if run is None and (back := saved_run(lesson)) is not None:  # a reload in a class: the student's last run
         run = keep_run(lesson, back)
@@ -73,18 +69,12 @@ def controls(lesson: str, start: Callable[[], LiveRun | None] | None) -> LiveRun
     return run
 
 
-def _late(lesson: str) -> str:
-    return f"{lesson}_train_late"
-
-
-def _train(lesson: str, start: Callable[[], LiveRun | None] | None, tries: int = 0) -> None:
+def _train(lesson: str, start: Callable[[], LiveRun | None] | None) -> None:
     """Train's callback: a new run from the settings as they are now, replacing the lesson's run."""
     share_with_lessons()  # a callback runs before app.py binds them: the session's own Functions, for the config
     try:
         new = start() if start is not None else None
-    except KeyError:  # a rerun that sent no widget values (a browser sends them all): a setting has none yet
-        if tries < 2:
-            st.session_state[_late(lesson)] = tries + 1  # controls() starts it once the page has drawn them
+    except KeyError:  # a rerun that sent no widget values (no browser does): Train stays for the next click
         return
     if new is None:  # the settings are invalid now: the page says why
         return

@@ -84,6 +84,7 @@ class Student:
     ws: object = None
     widgets: dict = field(default_factory=dict)  # label -> (widget id, element kind)
     fragments: dict = field(default_factory=dict)  # widget id -> the fragment it was drawn in (st.fragment)
+    chart_fragment: str = ""  # the fragment the live chart was drawn in ("" outside one)
     finished_as: list = field(default_factory=list)  # how each script run finished (ForwardMsg.ScriptFinishedStatus)
     chart: dict | None = None  # the live chart's data from the latest script run
     titles: list[str] = field(default_factory=list)
@@ -157,7 +158,7 @@ class Student:
         elif kind == "bidi_component" and el.bidi_component.json:
             data = json.loads(el.bidi_component.json)
             if isinstance(data, dict) and "run" in data:  # the live chart (a page may have other components)
-                self.chart = data
+                self.chart, self.chart_fragment = data, fragment_id
 
     async def rerun(self, widgets=(), timeout: float = 300, fragment_id: str = "") -> None:
         """Ask for a script run, as the browser does after a click (only the fragment's, for a widget drawn in

@@ -63,22 +63,3 @@ def test_train_reruns_only_the_run_s_section_and_stop_the_whole_page():
     assert fragment and finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
     assert new_titles == 0 and status in ("starting", "running")  # the page's title was not drawn again
     assert stopped == (ForwardMsg.FINISHED_SUCCESSFULLY, 1)  # the whole page, its title included
-
-
-def test_train_after_a_rerun_that_sent_no_widget_values_still_trains():
-    """A client that reruns the page without its widgets' values (the benchmark's students after a run ended)
-    left the sidebar's settings without a value for Train's callback, and the second Train showed an exception.
-    Train now starts the run once the page has drawn them."""
-    async def lesson(base: str):
-        s = classroom.Student(base)
-        await s.open("two_layer")
-        await s.set_speed("max")
-        first, _ = await classroom.train_all([s])  # Train, the feed to the end, then a rerun with no values
-        second, _ = await classroom.train_all([s])
-        await s.close()
-        return s, first + second
-
-    with streamlit_server() as base:
-        student, times = asyncio.run(lesson(base))
-    assert student.exceptions == [] and student.errors == []
-    assert all(t == t for t in times) and student.final == "done"
