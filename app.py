@@ -44,14 +44,16 @@ if __name__ == "__main__":
 else:
     from starlette.middleware import Middleware
 
-    from studio import assets, boot, feed
+    from studio import assets, boot, feed, first_paint
     from studio.page import navigation_only
     from studio.room import relay
 
     navigation_only()
 
     # torch and the engine load in the background from the server's first request on; the live feed's polls
-    # are answered ahead of Streamlit's own middleware (feed.FastLane), its route stays for anything else.
+    # are answered ahead of Streamlit's own middleware (feed.FastLane), its route stays for anything else. A page's
+    # HTML carries something to read until its first script run has drawn (first_paint.FirstPaint).
     polls = feed.ROUTES + relay.ROUTES  # the live feed and the class relay: asked many times a second
     app = st.App(__file__, routes=polls + assets.ROUTES,
-                 middleware=[Middleware(boot.PreloadOnFirstRequest), Middleware(feed.FastLane, routes=polls)])
+                 middleware=[Middleware(boot.PreloadOnFirstRequest), Middleware(feed.FastLane, routes=polls),
+                             Middleware(first_paint.FirstPaint)])
