@@ -8,7 +8,9 @@ Two background threads, each started at most once per process:
   A page that comes before it has finished waits only for the rest of that import, never a second one.
 * ``warm_up()``, from the script once the first page has been drawn: the first ``torch.optim.SGD``
   imports about 800 modules (over a second, holding the GIL), which the first Train click would
-  otherwise pay.
+  otherwise pay. In a server it then starts the trainer processes (whose own torch import would
+  compete with the first page for the cores) and computes lesson 4's comparison runs at the default
+  settings (``studio.xray_runs``), which made that lesson's first visit the slowest page.
 
 After each, in a server, what was imported is frozen out of the garbage collector's reach
 (``freeze_imports``).
@@ -49,17 +51,23 @@ def _preload() -> None:
     _single_threaded_torch()
     import autodiff_core  # noqa: F401
 
-    from .trainers import TRAINERS
-
-    TRAINERS.start()  # they import and warm up in processes of their own; runs train here until they are ready
     freeze_imports()
 
 
 def _warm_up() -> None:
     torch = _single_threaded_torch()
     torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
-    if "preload" in _started:  # a server (not a test's AppTest): its imports are done now
-        freeze_imports()
+    if "preload" in _started:  # a server (not a test's AppTest)
+        _server_warm_up()
+        freeze_imports()  # its imports are done now
+
+
+def _server_warm_up() -> None:
+    from . import xray_runs
+    from .trainers import TRAINERS
+
+    TRAINERS.start()  # they import and warm up in processes of their own; runs train here until they are ready
+    xray_runs.warm()
 
 
 def freeze_imports() -> int:
