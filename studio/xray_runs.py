@@ -49,9 +49,11 @@ def relu_config(device: str, dtype: str) -> TwoLayerConfig:
     return TwoLayerConfig(device=device, dtype=dtype, steps=RELU_STEPS)
 
 
-def warm(device: str = "cpu", dtype: str = "float32") -> None:
-    """Compute what lesson 4 shows at the sidebar's defaults (both of the zero_grad() tab's data sets)."""
-    zero_grad_runs(zero_grad_config(ZG_MEANS[0], device, dtype))
-    relu_steps(relu_config(device, dtype))
-    sgd_steps(sgd_config(device, dtype))
-    zero_grad_runs(zero_grad_config(ZG_MEANS[1], device, dtype))
+def warm(device: str = "cpu", dtype: str = "float32", before_each=lambda: None) -> None:
+    """Compute what lesson 4 shows at the sidebar's defaults (both of the zero_grad() tab's data sets), calling
+    ``before_each()`` before each of the four (the server waits there for a quiet moment)."""
+    for compute, config in ((zero_grad_runs, zero_grad_config(ZG_MEANS[0], device, dtype)),
+                            (relu_steps, relu_config(device, dtype)), (sgd_steps, sgd_config(device, dtype)),
+                            (zero_grad_runs, zero_grad_config(ZG_MEANS[1], device, dtype))):
+        before_each()
+        compute(config)

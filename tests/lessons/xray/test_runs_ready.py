@@ -32,11 +32,27 @@ def test_after_the_warm_up_the_page_at_its_defaults_trains_nothing(app):
     assert misses() == before
 
 
-def test_a_servers_warm_up_computes_them(monkeypatch):
-    warmed = []
-    monkeypatch.setattr(xray_runs, "warm", lambda: warmed.append("lesson 4"))
+def test_a_servers_warm_up_computes_them_each_after_a_quiet_moment(monkeypatch):
+    calls = []
+    monkeypatch.setattr(boot, "wait_quiet", lambda: calls.append("quiet"))
     monkeypatch.setattr(boot, "freeze_imports", lambda: 0)
-    monkeypatch.setattr("studio.trainers.TRAINERS.start", lambda: None)
+    monkeypatch.setattr("studio.trainers.TRAINERS.start", lambda: calls.append("trainers"))
+    for f in CACHED:
+        monkeypatch.setattr(xray_runs, f.__name__, lambda config, name=f.__name__: calls.append(name))
     monkeypatch.setattr(boot, "_started", {"preload", "warm-up"})
     boot._warm_up()
-    assert warmed == ["lesson 4"]
+    assert calls == ["quiet", "quiet", "trainers", "quiet", "zero_grad_runs", "quiet", "relu_steps", "quiet",
+                     "sgd_steps", "quiet", "zero_grad_runs"]
+
+
+def test_quiet_means_no_script_run_going_or_just_ended(monkeypatch):
+    clock = [100.0]
+    monkeypatch.setattr(boot.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(boot.time, "sleep", lambda s: clock.__setitem__(0, clock[0] + s))
+    boot.script_began()
+    clock[0] += 5  # a long script run, still going
+    assert not boot.wait_quiet(quiet=1.0, at_most=3.0)
+    boot.script_ended()
+    start = clock[0]
+    assert boot.wait_quiet(quiet=1.0, at_most=3.0)
+    assert clock[0] - start >= 1.0
