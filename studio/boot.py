@@ -53,6 +53,9 @@ def _preload() -> None:
     _single_threaded_torch()
     import autodiff_core  # noqa: F401
 
+    from .assets import plotly_js_gzip
+
+    plotly_js_gzip()  # compressed here, not in the event loop when the first lesson asks for it
     freeze_imports()
 
 
