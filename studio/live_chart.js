@@ -748,14 +748,24 @@ function sendClicks(root) {
 }
 
 function startTicks(root, paceMs) {
-  // A tick on every frame the browser shows, so at most one state per frame and up to the screen's rate
-  // (60 a second and more): a timer paced at 20 ms capped a tab at 50, and ticks between two frames paint
-  // what nobody sees. A hidden tab gets no frames: there the timer ticks (the browser slows it to about
-  // one a second), so a run that ends still asks for its rerun.
+  // While a run is going (or states wait to be painted), a tick on every frame the browser shows: at most one
+  // state per frame and up to the screen's rate (60 a second and more), where a timer paced at 20 ms capped a
+  // tab at 50, and ticks between two frames paint what nobody sees. Otherwise the timer ticks alone: a loop of
+  // frames on an idle chart would keep the browser drawing frames for nothing. A hidden tab gets no frames:
+  // there the timer ticks (the browser slows it to about one a second), so a run that ends still asks for its
+  // rerun.
   const s = root.__studio;
-  const frame = () => { tick(root); s.frame = requestAnimationFrame(frame); };
-  s.frame = requestAnimationFrame(frame);
-  s.timer = setInterval(() => { if (document.hidden) tick(root); }, paceMs);
+  const live = () => !document.hidden && s.data
+    && (GOING.includes(s.data.status) || s.painted < newestSeq(s.data));
+  const frame = () => {
+    tick(root);
+    s.frame = live() ? requestAnimationFrame(frame) : null;
+  };
+  s.timer = setInterval(() => {
+    if (s.frame) return;  // the frames tick
+    if (live()) s.frame = requestAnimationFrame(frame);
+    else tick(root);
+  }, paceMs);
 }
 
 export default function (component) {
@@ -777,7 +787,8 @@ export default function (component) {
     follow(root);
   }).catch((err) => { root.querySelector(".studio-status").textContent = String(err); });
   return () => {
-    clearInterval(s.timer); cancelAnimationFrame(s.frame); clearInterval(s.asking); s.timer = null; s.feed = null;
+    clearInterval(s.timer); cancelAnimationFrame(s.frame); clearInterval(s.asking);
+    s.timer = null; s.frame = null; s.feed = null;
     if (s.resizer) { s.resizer.disconnect(); s.resizer = null; }
   };
 }
