@@ -197,20 +197,27 @@ def painting(browser, url: str, pages=None) -> tuple[float, list[float], list]:
     pages[0].evaluate(FIRST_FRAME_JS)
     time.sleep(1)
     one, _, blank1 = painted_rate(sample_live(pages[0], seconds=4)[0])
-    pages[0].get_by_role("button", name="Stop").click()
+    stop(pages[0])
     for page in pages:
         wait_idle(page)
         page.get_by_role("button", name="Train").click()
     time.sleep(1)
     three = [painted_rate(samples) for samples in sample_live(*pages, seconds=4)]
     for page in pages:
-        page.get_by_role("button", name="Stop").click()
+        stop(page)
     for page in pages:
         wait_idle(page)
     print(f"  one tab: {one:5.1f} painted states/s ({blank1} blank samples); three tabs: "
           + ", ".join(f"{rate:5.1f}" for rate, _, _ in three) + f" per tab; load {os.getloadavg()[0]:.1f}",
           flush=True)
     return one, [rate for rate, _, _ in three], pages
+
+
+def stop(page) -> None:
+    """Stop the page's run, unless it has ended already."""
+    button = page.get_by_role("button", name="Stop")
+    if button.is_enabled():
+        button.click()
 
 
 def against(other: Path, rounds: int) -> None:
