@@ -9,7 +9,7 @@ and plotly.js from the installed plotly package (``studio/assets.py``).
 import streamlit as st
 
 if __name__ == "__main__":
-    from studio.boot import warm_up
+    from studio.boot import script_began, script_ended, warm_up
     from studio.lessons import lessons
     from studio.offline_notice import offline_notice
     from studio.page import student_function_stopped
@@ -20,6 +20,7 @@ if __name__ == "__main__":
     from studio.sidebar import sidebar
     from studio.state import remember
 
+    script_began()  # the background warm-up waits for a quiet moment (studio/boot.py)
     share_with_lessons()  # this run's thread gets its session's Functions from lesson 6, before any lesson reads them
     st.set_page_config(page_title="Autograd Studio", page_icon="∂", layout="wide",
                        initial_sidebar_state=sidebar_state())
@@ -40,18 +41,21 @@ if __name__ == "__main__":
             raise
     finally:
         remember()  # also when the page ended early (st.stop: a following student's page ends at the chart)
+        script_ended()
     warm_up()  # once per process, in the background, after the first page is drawn
 else:
     from starlette.middleware import Middleware
 
-    from studio import assets, boot, feed
+    from studio import assets, boot, feed, first_paint
     from studio.page import navigation_only
     from studio.room import relay
 
     navigation_only()
 
     # torch and the engine load in the background from the server's first request on; the live feed's polls
-    # are answered ahead of Streamlit's own middleware (feed.FastLane), its route stays for anything else.
+    # are answered ahead of Streamlit's own middleware (feed.FastLane), its route stays for anything else. A page's
+    # HTML carries something to read until its first script run has drawn (first_paint.FirstPaint).
     polls = feed.ROUTES + relay.ROUTES  # the live feed and the class relay: asked many times a second
     app = st.App(__file__, routes=polls + assets.ROUTES,
-                 middleware=[Middleware(boot.PreloadOnFirstRequest), Middleware(feed.FastLane, routes=polls)])
+                 middleware=[Middleware(boot.PreloadOnFirstRequest), Middleware(feed.FastLane, routes=polls),
+                             Middleware(first_paint.FirstPaint)])

@@ -11,19 +11,28 @@ iterations at full speed): what the feed sends per poll, states painted per seco
 1280x720 and in a window tall enough to show the network diagram and gradient flow too: states the main
 chart paints per second, diagram and gradient-flow repaints per second, and what the feed sends per poll.
 
+``--against DIR [--rounds N]``: only the painted states per second in one tab and in three, for this checkout
+and another (an older commit, say, from ``git worktree add /tmp/before HEAD~5``), a fresh server of each in
+turn, N rounds; it prints both medians and their ratios.
+
     python bench/browser_live.py
+    python bench/browser_live.py --against DIR [--rounds 3]
     python bench/browser_live.py --largest
     python bench/browser_live.py --playground
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import re
+import statistics
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from autodiff_core import TwoLayerConfig, train_two_layer  # noqa: E402
@@ -176,6 +185,68 @@ def playground_run(page, seconds: float) -> tuple:
     return rate, blank, diagram, flow, len(polls), sent[len(sent) // 2], body[len(body) // 2]
 
 
+def painting(browser, url: str, pages=None) -> tuple[float, list[float], list]:
+    """Lesson 2 at 100 steps a second: painted states per second in one tab, then in each of three tabs
+    training at once (the tabs are opened here unless given)."""
+    if pages is None:
+        pages = [open_page(browser.new_context(viewport={"width": 1300, "height": 900}), f"{url}/two_layer")
+                 for _ in range(3)]
+        for page in pages:
+            set_number(page, "Steps", 1000)
+            set_speed(page, "100")
+    pages[0].evaluate(FIRST_FRAME_JS)
+    time.sleep(1)
+    one, _, blank1 = painted_rate(sample_live(pages[0], seconds=4)[0])
+    stop(pages[0])
+    for page in pages:
+        wait_idle(page)
+        page.get_by_role("button", name="Train").click()
+    time.sleep(1)
+    three = [painted_rate(samples) for samples in sample_live(*pages, seconds=4)]
+    for page in pages:
+        stop(page)
+    for page in pages:
+        wait_idle(page)
+    print(f"  one tab: {one:5.1f} painted states/s ({blank1} blank samples); three tabs: "
+          + ", ".join(f"{rate:5.1f}" for rate, _, _ in three) + f" per tab; load {os.getloadavg()[0]:.1f}",
+          flush=True)
+    return one, [rate for rate, _, _ in three], pages
+
+
+def stop(page) -> None:
+    """Stop the page's run, unless it has ended already."""
+    button = page.get_by_role("button", name="Stop")
+    if button.is_enabled():
+        button.click()
+
+
+def against(other: Path, rounds: int) -> None:
+    """Painted states per second, this checkout's server and ``other``'s in turn, ``rounds`` times."""
+    roots = {"this checkout": ROOT, str(other): other.resolve()}
+    rows = {name: [] for name in roots}
+    print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    with sync_playwright() as p:
+        browser = launch(p)
+        for i in range(rounds):
+            for name, root in roots.items():
+                print(f"{name}, round {i + 1}:")
+                with streamlit_server(root=root) as url:
+                    one, three, pages = painting(browser, url)
+                    for page in pages:
+                        page.context.close()
+                rows[name].append((one, min(three), statistics.mean(three)))
+        browser.close()
+    medians = {name: [statistics.median(col) for col in zip(*r, strict=True)] for name, r in rows.items()}
+    for name, (one, slowest, mean) in medians.items():
+        print(f"{name}, median of {rounds}: one tab {one:5.1f} painted states/s; three tabs: slowest tab "
+              f"{slowest:5.1f}, mean per tab {mean:5.1f}")
+    here, there = medians.values()
+    print("this checkout / other: " + ", ".join(f"{label} {a / b:.2f}" for label, a, b in
+                                                zip(("one tab", "slowest of three", "mean of three"), here, there,
+                                                    strict=True) if b))
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
 def main() -> None:
     with streamlit_server() as url, sync_playwright() as p:
         browser = launch(p)
@@ -189,17 +260,7 @@ def main() -> None:
             first.append(pages[0].evaluate(FIRST_FRAME_JS))
             pages[0].get_by_role("button", name="Stop").click()
             wait_idle(pages[0])
-        pages[0].evaluate(FIRST_FRAME_JS)
-        time.sleep(1)
-        one, _, blank1 = painted_rate(sample_live(pages[0], seconds=4)[0])
-        pages[0].get_by_role("button", name="Stop").click()
-        for page in pages:
-            wait_idle(page)
-            page.get_by_role("button", name="Train").click()
-        time.sleep(1)
-        three = [painted_rate(samples) for samples in sample_live(*pages, seconds=4)]
-        for page in pages:
-            page.get_by_role("button", name="Stop").click()
+        one, three, _ = painting(browser, url, pages)
         logistic = open_page(contexts[0], f"{url}/logistic")
         set_speed(logistic, "10")
         stops = []
@@ -215,10 +276,10 @@ def main() -> None:
         for _ in range(2):  # side by side: the app with its chart on screen, the app alone, the engine alone
             full.append((app_seconds(page, watch=True), app_seconds(page, watch=False), engine_seconds()))
         browser.close()
-    print(f"one tab:    {one:5.1f} painted states/s ({blank1} blank samples)")
-    for i, (rate, _, blank) in enumerate(three):
-        print(f"tab {i + 1} of 3: {rate:5.1f} painted states/s ({blank} blank samples)")
-    print(f"three tabs together: {sum(r for r, _, _ in three):5.1f} painted states/s")
+    print(f"one tab:    {one:5.1f} painted states/s")
+    for i, rate in enumerate(three):
+        print(f"tab {i + 1} of 3: {rate:5.1f} painted states/s")
+    print(f"three tabs together: {sum(three):5.1f} painted states/s")
     print(f"Train click to first painted frame: {', '.join(f'{t:.0f}' for t in first)} ms")
     print(f"Stop click to 'Stopped' on screen:  {', '.join(f'{t:.0f}' for t in stops)} ms")
     for watched, unwatched, engine in full:
@@ -240,10 +301,10 @@ def app_seconds(page, *, watch: bool) -> float:
         page.get_by_role("link", name=re.compile("Two-layer")).click()
         wait_idle(page)
     page.wait_for_function("(before) => document.querySelector('.studio-live')?.dataset.run !== before", arg=before)
-    done = page.get_by_text(re.compile(f"Finished: step {FULL_STEPS - 1:,} in"))
+    done = page.get_by_text(re.compile(f"Finished: all {FULL_STEPS:,} steps .* in [0-9.]+ s"))
     done.wait_for(timeout=120_000)
     wait_idle(page)
-    return float(re.search(r"in ([0-9.]+) s", done.inner_text()).group(1))
+    return float(re.search(r"in ([0-9.]+) s", done.first.inner_text()).group(1))
 
 
 def engine_seconds() -> float:
@@ -258,9 +319,17 @@ def engine_seconds() -> float:
 
 
 if __name__ == "__main__":
-    if "--largest" in sys.argv[1:]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--largest", action="store_true")
+    parser.add_argument("--playground", action="store_true")
+    parser.add_argument("--against", type=Path, help="another checkout to alternate with (painting only)")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    if args.against:
+        against(args.against, args.rounds)
+    elif args.largest:
         largest()
-    elif "--playground" in sys.argv[1:]:
+    elif args.playground:
         playground()
     else:
         main()

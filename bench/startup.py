@@ -1,14 +1,19 @@
-"""Start-up as a teacher meets it: ``streamlit run app.py``, then the first browser visit.
+"""Start-up as a teacher meets it: ``streamlit run app.py``, then the first browser visits.
 
 For each of ``--runs`` fresh servers it prints:
 
 * health: seconds from starting ``streamlit run app.py`` until ``/_stcore/health`` answers;
 * first page: seconds from then until the home page has finished its first run in headless Chromium
-  (the browser is started beforehand and not counted);
+  (the browser is started beforehand and not counted), and ``read``: when the first readable text (a line
+  of at least 20 px by 8 px, on screen and not covered) showed, timed inside the page from its request;
 * second visit: the same for another tab, once the first is done;
-* lesson: a first visit to lesson 2 in a third tab (a lesson's first run also loads its own modules).
+* lesson: a first visit to lesson 2 in a third tab (a lesson's first run also loads its own modules), then
+  lesson 4 and lesson 5, each in a tab of its own;
+* tabs: the slowest of lesson 4's tab switches, click to the tab's content painted (timed inside the page);
+* Step: lesson 5's Step, click to the script's run finished, median of three.
 
-Targets on a 2-core machine: health <= 2 s, first page <= 3 s after that.
+Targets on a quiet 2-core machine: something readable <= 1 s after any request; the first page <= 2 s after
+health; any later page <= 1 s; Step and a tab switch <= 0.5 s.
 
 ``--against DIR`` alternates each run with one of another checkout (an older commit, say, from
 ``git worktree add /tmp/before HEAD~5``), so that both see the same load, and prints both medians.
@@ -34,6 +39,49 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from testkit.browser import ARTIFACTS, free_port, launch, wait_idle  # noqa: E402
 
 HOME_READY = "Open lesson 1"  # the home page's last link: its script run has drawn the page
+COLUMNS = ("health", "first page", "read", "second visit", "read", "lesson 2", "read", "lesson 4", "lesson 5",
+           "tabs", "Step")
+
+# Record when the first readable text is on screen, from the page's request (performance.now()'s origin).
+READABLE_INIT_JS = """(() => {
+  const readable = () => {
+    if (!document.body) return false;
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      if (!el || n.textContent.trim().length < 3) continue;
+      const style = getComputedStyle(el);
+      if (style.visibility !== 'visible' || Number(style.opacity) < 0.3) continue;
+      const range = document.createRange();
+      range.selectNodeContents(n);
+      const box = range.getBoundingClientRect();
+      const off = box.bottom < 0 || box.top > innerHeight || box.left > innerWidth;
+      if (box.width < 20 || box.height < 8 || off) continue;
+      const hit = document.elementFromPoint(box.left + 4, box.top + box.height / 2);
+      if (hit && (el.contains(hit) || hit.contains(el))) return true;
+    }
+    return false;
+  };
+  const tick = () => {
+    if (readable()) window.__studioReadable = performance.now();
+    else requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})();"""
+
+TAB_SWITCH_JS = """(name) => new Promise((resolve) => {
+  const tab = [...document.querySelectorAll('[role=tab]')].find(t => t.innerText.trim() === name);
+  const t0 = performance.now();
+  tab.click();
+  const shown = () => {
+    const panel = document.getElementById(tab.getAttribute('aria-controls'));
+    return panel && panel.offsetHeight > 0 && panel.innerText.trim().length > 0;
+  };
+  // the tab's content laid out, then one more frame: it has been painted
+  const tick = () => shown() ? requestAnimationFrame(() => resolve(performance.now() - t0))
+                             : requestAnimationFrame(tick);
+  tick();
+})"""
 
 
 def wait_health(url: str, proc: subprocess.Popen, t0: float) -> float:
@@ -49,16 +97,39 @@ def wait_health(url: str, proc: subprocess.Popen, t0: float) -> float:
         time.sleep(0.02)
 
 
-def visit(context, url: str, text: str) -> float:
+def visit(context, url: str, text: str) -> tuple[float, float]:
+    """Seconds until ``text`` shows and the script is idle; seconds until the first readable text showed."""
     t0 = time.perf_counter()
     page = context.new_page()
-    page.goto(url)
+    page.add_init_script(READABLE_INIT_JS)
+    page.goto(url, wait_until="commit")
     page.get_by_text(text).first.wait_for(timeout=60_000)
     wait_idle(page)
-    return time.perf_counter() - t0 - 0.15  # wait_idle's pause for a run to begin
+    ready = time.perf_counter() - t0 - 0.15  # wait_idle's pause for a run to begin
+    page.wait_for_function("() => window.__studioReadable !== undefined", timeout=60_000)
+    return ready, page.evaluate("() => window.__studioReadable") / 1e3
 
 
-def one_run(browser, root: Path) -> tuple[float, float, float, float]:
+def tab_switches(context, url: str) -> float:
+    """Lesson 4: each tab in turn, then back to the first; the slowest switch."""
+    page = context.pages[-1]
+    names = [t.strip() for t in page.get_by_role("tab").all_inner_texts()]
+    return max(page.evaluate(TAB_SWITCH_JS, name) / 1e3 for name in [*names[1:], names[0]])
+
+
+def steps(context, url: str, n: int = 3) -> float:
+    """Lesson 5: Step, click to the script's run finished; the median of ``n``."""
+    page = context.pages[-1]
+    took = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        page.get_by_role("button", name="Step", exact=True).click()
+        wait_idle(page)
+        took.append(time.perf_counter() - t0 - 0.15)
+    return statistics.median(took)
+
+
+def one_run(browser, root: Path) -> tuple[float, ...]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     ARTIFACTS.mkdir(exist_ok=True)
@@ -74,17 +145,24 @@ def one_run(browser, root: Path) -> tuple[float, float, float, float]:
             first = visit(context, url, HOME_READY)
             second = visit(context, url, HOME_READY)
             lesson = visit(context, f"{url}/two_layer", "Train")
+            xray = visit(context, f"{url}/xray", "ctx inspector")
+            tabs = tab_switches(context, url)
+            playground = visit(context, f"{url}/playground", "Reset")
+            step = steps(context, url)
             context.close()
         finally:
             proc.terminate()
             proc.wait(10)
-    return health, first, second, lesson
+    return health, *first, *second, *lesson, xray[0], playground[0], tabs, step
+
+
+def line(row) -> str:
+    return "   ".join(f"{name} {value:.2f}" for name, value in zip(COLUMNS, row, strict=True))
 
 
 def report(name: str, rows: list[tuple[float, ...]]) -> None:
     med = [statistics.median(col) for col in zip(*rows, strict=True)]
-    print(f"{name}, median of {len(rows)}: health {med[0]:.2f} s (target <= 2)   first page {med[1]:.2f} s after "
-          f"health (target <= 3)   second visit {med[2]:.2f} s   lesson 2 first visit {med[3]:.2f} s")
+    print(f"{name}, median of {len(rows)} (s): {line(med)}")
 
 
 def main() -> None:
@@ -101,11 +179,14 @@ def main() -> None:
             for name, root in roots.items():
                 rows[name].append(one_run(browser, root))
                 r = rows[name][-1]
-                print(f"{name}, run {i + 1}: health {r[0]:.2f} s   first page {r[1]:.2f} s   "
-                      f"second visit {r[2]:.2f} s   lesson 2 first visit {r[3]:.2f} s", flush=True)
+                print(f"{name}, run {i + 1} (s): {line(r)}   load {os.getloadavg()[0]:.1f}", flush=True)
         browser.close()
     for name in roots:
         report(name, rows[name])
+    if args.against:
+        here, there = ([statistics.median(col) for col in zip(*rows[k], strict=True)] for k in roots)
+        print("this checkout / other, medians: " + "   ".join(
+            f"{name} {a / b:.2f}" for name, a, b in zip(COLUMNS, here, there, strict=True) if b > 0))
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 

@@ -6,13 +6,13 @@ import streamlit as st
 import torch
 
 from autodiff_core import LogisticConfig, TwoLayerConfig, gradcheck_report, resolve_dtype
-from autodiff_core.compare import custom_vs_builtin, manual_vs_optim_sgd, zero_grad_comparison
+from autodiff_core.compare import manual_vs_optim_sgd
 from autodiff_core.figures.xray import jacobian_figure, relu_compare_figure, sgd_figure, zero_grad_figure
 from autodiff_core.functions import MyReLU, MyReLUModern
 from autodiff_core.graph import FONTSIZE, logistic_graph, tensor_kinds, to_dot, two_layer_graph
 from autodiff_core.inspector import inspector_table, trace_function
 from autodiff_core.logistic import logistic_data
-from studio import presenter
+from studio import presenter, xray_runs
 from studio.charts import plot_panels
 from studio.inputs import parse_vector
 from studio.lessons import ZG_DATA, widget
@@ -25,7 +25,7 @@ from studio.words import NEEDS_INPUT_GRAD, graph_words
 require_app()
 st.title("4 · Autograd X-ray")
 presenter.intro("What PyTorch does between `loss.backward()` and the updated weights, shown on the lessons' own runs.")
-ZG_MEANS = dict(zip(ZG_DATA, (1.0, 1.7), strict=True))
+ZG_MEANS = dict(zip(ZG_DATA, xray_runs.ZG_MEANS, strict=True))
 settings = current_settings()
 bind_lesson("xray")
 with settings_box("xray"):
@@ -46,19 +46,19 @@ def zero_grad_verdict(right, forgot) -> str:
     return text
 
 
-@st.cache_data(show_spinner="Training both runs…", max_entries=8)
 def cached_zero_grad(config):
-    return zero_grad_comparison(config)
+    with st.spinner("Training both runs…"):
+        return xray_runs.zero_grad_runs(config)
 
 
-@st.cache_data(show_spinner="Training both runs…", max_entries=8)
 def cached_sgd(config):
-    return manual_vs_optim_sgd(config, 200)
+    with st.spinner("Training both runs…"):
+        return xray_runs.sgd_steps(config)
 
 
-@st.cache_data(show_spinner="Training both nets…", max_entries=8)
 def cached_relu(config):
-    return custom_vs_builtin(config)
+    with st.spinner("Training both nets…"):
+        return xray_runs.relu_steps(config)
 
 
 EQ = "\u00a0=\u00a0"  # "H = 100" never broken across two lines
@@ -146,7 +146,7 @@ with tabs[3]:
                "`backward()` *adds* into `.grad`, so without zeroing, every step's gradient piles onto all the "
                "earlier ones and the weights grow many times larger.")
     data = widget("xr_zg_data", horizontal=True)
-    config = LogisticConfig(mean=ZG_MEANS[data], record_every=1, device=settings.device, dtype=settings.dtype)
+    config = xray_runs.zero_grad_config(ZG_MEANS[data], settings.device, settings.dtype)
     right, forgot = cached_zero_grad(config)
     points = logistic_data(config)
     plot_panels(zero_grad_figure(right, forgot, *(t.numpy() for t in points)), key="xr_zero_grad")
@@ -155,7 +155,7 @@ with tabs[3]:
 with tabs[4]:
     st.caption("The same logistic run updated by hand (a momentum buffer we keep ourselves) and by "
                "`torch.optim.SGD`: the steps are identical.")
-    steps = cached_sgd(LogisticConfig(device=settings.device, dtype=settings.dtype))
+    steps = cached_sgd(xray_runs.sgd_config(settings.device, settings.dtype))
     same = all(s.manual == s.optim and s.manual_buffer == s.optim_buffer for s in steps)
     if same:
         st.success(f"{len(steps)} steps: weights and momentum buffers identical, bit for bit.")
@@ -168,7 +168,7 @@ with tabs[5]:
     st.caption("The two-layer net trained with MyReLU and with torch.relu from the same start. Their backwards "
                "differ only where a pre-activation is exactly 0: MyReLU zeroes where input < 0, so it lets the "
                "gradient through at 0, while torch.relu's slope at 0 is 0.")
-    steps = cached_relu(TwoLayerConfig(device=settings.device, dtype=settings.dtype, steps=200))
+    steps = cached_relu(xray_runs.relu_config(settings.device, settings.dtype))
     hits = [s.step for s in steps if s.exact_zeros]
     first_diff = next((s.step for s in steps if s.max_grad_diff > 0), None)
     if first_diff is None:

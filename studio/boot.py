@@ -8,7 +8,10 @@ Two background threads, each started at most once per process:
   A page that comes before it has finished waits only for the rest of that import, never a second one.
 * ``warm_up()``, from the script once the first page has been drawn: the first ``torch.optim.SGD``
   imports about 800 modules (over a second, holding the GIL), which the first Train click would
-  otherwise pay.
+  otherwise pay. In a server it then starts the trainer processes (whose own torch import would
+  compete with the first page for the cores) and computes lesson 4's comparison runs at the default
+  settings (``studio.xray_runs``), which made that lesson's first visit the slowest page. Each part
+  waits until no page's script has run for a moment (``wait_quiet``): the pages opened next come first.
 
 After each, in a server, what was imported is frozen out of the garbage collector's reach
 (``freeze_imports``).
@@ -21,6 +24,7 @@ import ctypes
 import gc
 import os
 import threading
+import time
 
 _started: set[str] = set()
 _lock = threading.Lock()
@@ -49,17 +53,57 @@ def _preload() -> None:
     _single_threaded_torch()
     import autodiff_core  # noqa: F401
 
-    from .trainers import TRAINERS
+    from .assets import plotly_js_gzip
 
-    TRAINERS.start()  # they import and warm up in processes of their own; runs train here until they are ready
+    plotly_js_gzip()  # compressed here, not in the event loop when the first lesson asks for it
     freeze_imports()
 
 
 def _warm_up() -> None:
     torch = _single_threaded_torch()
+    wait_quiet()
     torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
-    if "preload" in _started:  # a server (not a test's AppTest): its imports are done now
-        freeze_imports()
+    if "preload" in _started:  # a server (not a test's AppTest)
+        _server_warm_up()
+        freeze_imports()  # its imports are done now
+
+
+def _server_warm_up() -> None:
+    from . import xray_runs
+    from .trainers import TRAINERS
+
+    wait_quiet()
+    TRAINERS.start()  # they import and warm up in processes of their own; runs train here until they are ready
+    xray_runs.warm(before_each=wait_quiet)
+
+
+QUIET = 1.0  # seconds with no script run before the warm-up's next part
+QUIET_AT_MOST = 20.0  # and the longest it waits for them: a busy class still gets its trainers
+LONG_RUN = 10.0  # a script run that began longer ago than this and has not ended no longer holds it back
+_scripts = {"began": 0.0, "ended": 0.0}  # time.monotonic() of the latest script run's start and end
+
+
+def script_began() -> None:
+    """A page's script run has begun (app.py calls this first)."""
+    _scripts["began"] = time.monotonic()
+
+
+def script_ended() -> None:
+    """A page's script run has ended (app.py calls this last, also when the page ended early)."""
+    _scripts["ended"] = time.monotonic()
+
+
+def wait_quiet(quiet: float = QUIET, at_most: float = QUIET_AT_MOST) -> bool:
+    """Wait until no script run has begun or ended for ``quiet`` seconds, and none is going; at most ``at_most``
+    seconds. True when it is quiet."""
+    deadline = time.monotonic() + at_most
+    while (now := time.monotonic()) < deadline:
+        began, ended = _scripts["began"], _scripts["ended"]
+        going = began > ended and now - began < LONG_RUN
+        if not going and now - max(began, ended) >= quiet:
+            return True
+        time.sleep(min(0.1, quiet, deadline - now))
+    return False
 
 
 def freeze_imports() -> int:

@@ -1,7 +1,7 @@
 // Live chart: one Plotly div that persists across updates. The script run gives it everything once
 // (layout, base traces such as the points, curves, recent states). While a run is going this code asks
 // the live feed (studio/feed.py) for what is new since its newest state, and paints the states one per
-// tick, in order, jumping ahead only when far behind, so no state is skipped while the page keeps up.
+// frame, in order, skipping only what is beyond max_behind, so no state is skipped while the page keeps up.
 // When the feed says the run ended it paints the last state at once and asks Streamlit for one rerun;
 // when the feed no longer knows the run (404 after a server restart, 410 once its session ended) it
 // says the run was lost and asks for the rerun too, which offers Train again.
@@ -559,12 +559,8 @@ function tick(root) {
     return;
   }
   const pending = states.filter((st) => st.seq > s.painted);
-  // One state per tick, in order; when far behind, jump to a few states before the newest. Once the
-  // run has ended (Stop, say), the last state at once.
   const ended = !GOING.includes(data.status);
-  // A chart mounted while its run is going (the student came back to the page) starts at the newest.
-  const state = ended || s.painted === -2 ? pending[pending.length - 1]
-    : pending.length > data.max_behind ? pending[pending.length - Math.ceil(data.max_behind / 4)] : pending[0];
+  const state = nextState(pending, data.max_behind, ended || s.painted === -2);
   s.painted = state.seq;
   paint(root, state, data);
   // The diagram rides on some states only (a few a second): the newest of them up to the one painted,
@@ -573,6 +569,17 @@ function tick(root) {
   if (withDiagram) s.diagramNext = withDiagram.diagram;
   if (data.flow) s.flowNext = state.step;
   paintBelow(root, now, ended);
+}
+
+export function nextState(pending, maxBehind, newest) {
+  // The state to paint of those waiting (oldest first): one per tick, in order; when more than maxBehind are
+  // waiting, skip just the excess. States come in batches (the feed builds a run's payload a few times a
+  // second), so the backlog left is what keeps each frame painted until the next batch: a jump to a few states
+  // before the newest left the chart with nothing new for a tenth of a second after each batch (44 painted
+  // states a second where 60 were due). ``newest``: the run has ended (Stop, say), or the chart was mounted
+  // while its run was going (the student came back to the page): the newest at once.
+  if (newest) return pending[pending.length - 1];
+  return pending.length > maxBehind ? pending[pending.length - maxBehind] : pending[0];
 }
 
 function paintBelow(root, now, force) {
@@ -740,6 +747,27 @@ function sendClicks(root) {
   });
 }
 
+function startTicks(root, paceMs) {
+  // While a run is going (or states wait to be painted), a tick on every frame the browser shows: at most one
+  // state per frame and up to the screen's rate (60 a second and more), where a timer paced at 20 ms capped a
+  // tab at 50, and ticks between two frames paint what nobody sees. Otherwise the timer ticks alone: a loop of
+  // frames on an idle chart would keep the browser drawing frames for nothing. A hidden tab gets no frames:
+  // there the timer ticks (the browser slows it to about one a second), so a run that ends still asks for its
+  // rerun.
+  const s = root.__studio;
+  const live = () => !document.hidden && s.data
+    && (GOING.includes(s.data.status) || s.painted < newestSeq(s.data));
+  const frame = () => {
+    tick(root);
+    s.frame = live() ? requestAnimationFrame(frame) : null;
+  };
+  s.timer = setInterval(() => {
+    if (s.frame) return;  // the frames tick
+    if (live()) s.frame = requestAnimationFrame(frame);
+    else tick(root);
+  }, paceMs);
+}
+
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
   const root = parentElement.querySelector(".studio-live");
@@ -755,11 +783,12 @@ export default function (component) {
   loadPlotly().then(() => {
     watchWidth(root);
     tick(root);
-    if (!s.timer) s.timer = setInterval(() => tick(root), data.pace_ms || 40);
+    if (!s.timer) startTicks(root, data.pace_ms || 40);
     follow(root);
   }).catch((err) => { root.querySelector(".studio-status").textContent = String(err); });
   return () => {
-    clearInterval(s.timer); clearInterval(s.asking); s.timer = null; s.feed = null;
+    clearInterval(s.timer); cancelAnimationFrame(s.frame); clearInterval(s.asking);
+    s.timer = null; s.frame = null; s.feed = null;
     if (s.resizer) { s.resizer.disconnect(); s.resizer = null; }
   };
 }

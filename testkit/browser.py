@@ -46,16 +46,16 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(port: int | None = None):
-    """``streamlit run app.py`` on ``port`` (a free one by default); yields its base URL and stops it
-    afterwards. A test that restarts the server passes the same port twice."""
+def streamlit_server(port: int | None = None, root: Path = ROOT):
+    """``streamlit run app.py`` in ``root`` (this checkout by default) on ``port`` (a free one by default);
+    yields its base URL and stops it afterwards. A test that restarts the server passes the same port twice."""
     port = port or free_port()
     ARTIFACTS.mkdir(exist_ok=True)
     log = open(ARTIFACTS / f"server-{port}-{time.time():.0f}.log", "w")  # noqa: SIM115 - closed in finally
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        cwd=root, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60

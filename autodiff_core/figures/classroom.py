@@ -27,7 +27,7 @@ from . import (
     thin_even,
 )
 from .playground import drawn, playground_replay_figure
-from .theme import base_layout, recolor, style
+from .theme import base_layout, recolor, style, without_template
 
 CURVE_POINTS = 150  # points of the loss curve in one replay frame
 GHOST_COLORS = ("#555555", "#8c6d31", "#a0a0a0")  # dark grey, brown, light grey: none near a run's colours
@@ -139,7 +139,7 @@ def two_layer_replay_figure(snaps: Sequence, steps: int):
                                data=[go.Scatter(x=np.array([x[j] for j in upto], np.int32),
                                                 y=np.array([y[j] for j in upto], np.float64))]))
     fig = go.Figure(data=[go.Scatter(x=x, y=y, mode="lines", name="loss", line={"color": "#0072B2", "width": 3})],
-                    layout=layout, frames=frames)
+                    layout=without_template(layout), frames=frames)
     if x:
         fig.update_layout(title={"text": f"Step {x[-1]:,}   loss {y[-1]:.4g}"})
     slider = _slider([f.name for f in frames], x=0, length=1, y=-0.23, redraw=True)  # titles need a redraw

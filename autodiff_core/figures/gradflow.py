@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from ..classes import discrete
 from ..playground import PlaygroundSnapshot
 from . import thin
-from .theme import FONT_SIZE, OKABE_ITO, base_layout, style
+from .theme import FONT_SIZE, OKABE_ITO, base_layout, style, without_template
 
 # First layer to last: from light to dark along one hue would be hard to tell apart; distinct colours instead.
 LAYER_COLORS = [OKABE_ITO[c] for c in ("vermillion", "orange", "bluish green", "sky blue", "blue",
@@ -114,7 +114,7 @@ def gradient_flow_figure(snaps: Sequence[PlaygroundSnapshot]) -> go.Figure:
     good = thin(drawn, POINTS)
     layers = len(good[-1].grad_norms) if good else 0
     steps = [s.step for s in good]
-    fig = go.Figure(layout=_flow_layout())
+    fig = go.Figure(layout=without_template(_flow_layout()))
     for what, trace in _flow_traces(layers):
         fig.add_scatter(x=steps, y=_flow_values(good, what), **{k: v for k, v in trace.items() if k != "type"})
     fig.update_layout(annotations=unplottable(drawn, layers), shapes=_zero_line(drawn))

@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..diagram import NetworkState
-from .theme import CLASS_COLORS, FONT, base_layout, style
+from .theme import CLASS_COLORS, FONT, base_layout, style, without_template
 
 TILE, GAP_X, GAP_Y = 1.0, 2.2, 1.35  # a neuron's size, and the distance between columns and between rows
 SCALE = [[0, CLASS_COLORS[0]], [0.5, "#f7f7f7"], [1, CLASS_COLORS[1]]]  # -1 red, 0 white, +1 blue
@@ -91,12 +91,12 @@ def network_figure(state: NetworkState) -> go.Figure:
     rows, right = max(len(m) for m in state.maps), (len(state.maps) - 1) * GAP_X + TILE
     headers = ["inputs", *(f"layer {c}" for c in range(1, len(state.maps) - 1)), "output"]
     fig = go.Figure(data=[*_links(state, centres), *_tiles(state, centres), _biases(state, centres)],
-                    layout=base_layout(
+                    layout=without_template(base_layout(
                         height=int(146 + 62 * rows), margin={"l": 10, "r": 10, "t": 66, "b": 10},
                         xaxis={"visible": False, "range": [-TILE / 2 - NAME_ROOM, right]},
                         yaxis={"visible": False, "scaleanchor": "x", "range": [-(rows / 2) * GAP_Y,
                                                                                (rows / 2) * GAP_Y + 0.3]},
-                        plot_bgcolor="white"))  # the column titles sit under the toolbar's row
+                        plot_bgcolor="white")))  # the column titles sit under the toolbar's row
     for c, text in enumerate(headers):
         fig.add_annotation(x=c * GAP_X, y=1, yref="paper", text=text, showarrow=False, yanchor="bottom")  # above
     style(fig)

@@ -44,10 +44,34 @@ def base_layout(**overrides) -> dict:
     return layout
 
 
+def without_template(layout: dict) -> dict:
+    """``layout`` (a ``base_layout``) for a ``go.Figure`` that ``style`` then finishes: without the template's
+    name, which would cost a deep copy of the template that ``style`` replaces at once; in place."""
+    layout.pop("template", None)
+    return layout
+
+
 def style(fig, **overrides):
     """Apply the house look to a ``go.Figure`` (in place) and return it."""
-    fig.update_layout(**base_layout(**overrides))
+    layout = base_layout(**overrides)
+    use_template(fig, layout.pop("template"))
+    fig.update_layout(**layout)
     fig.update_annotations(font_size=TITLE_SIZE)  # subplot titles
+    return fig
+
+
+def use_template(fig, name: str):
+    """Give ``fig`` Plotly's registered template ``name`` (in place) as plotly gives every new figure its
+    default template: the registered object, not checked again. Named in ``update_layout``, the whole template
+    is deep-copied and checked: 6-8 ms a figure, on pages that draw a dozen. The figure's JSON is the same."""
+    import plotly.io as pio
+
+    layout = fig.layout
+    layout._validate = False  # plotly's own _initialize_layout_template does the same
+    try:
+        layout.template = pio.templates[name]
+    finally:
+        layout._validate = fig._validate
     return fig
 
 

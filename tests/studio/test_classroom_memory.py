@@ -93,9 +93,11 @@ class Cycle:
 def test_a_server_freezes_after_its_warm_up_and_a_test_app_does_not(monkeypatch):
     calls = []
     monkeypatch.setattr(boot, "freeze_imports", lambda: calls.append("freeze") or 0)
+    monkeypatch.setattr(boot, "_server_warm_up", lambda: calls.append("trainers and lesson 4"))
+    monkeypatch.setattr(boot, "wait_quiet", lambda: True)
     monkeypatch.setattr(boot, "_started", {"warm-up"})  # AppTest: the script's warm_up, no server request
     boot._warm_up()
     assert calls == []
     monkeypatch.setattr(boot, "_started", {"preload", "warm-up"})  # a server: its first request preloaded
     boot._warm_up()
-    assert calls == ["freeze"]
+    assert calls == ["trainers and lesson 4", "freeze"]

@@ -1,0 +1,80 @@
+"""Something to read while a page's first script run is still going.
+
+Streamlit's HTML page is an empty shell: the browser shows a white screen until the first script run has sent
+its first element, seconds on a fresh server while torch loads. ``FirstPaint`` (ASGI middleware in ``app.py``)
+writes a short placeholder into that HTML, and the page's own stylesheet hides it once the page has drawn
+anything in its main area, or shows a dialog (a lost connection), and after a minute whatever happens. It needs
+no script and loads nothing else, so it shows as soon as the HTML arrives.
+"""
+
+from __future__ import annotations
+
+PLACEHOLDER_ID = "studio-first-paint"
+BEFORE = b'<div id="root">'
+DRAWN = ('body:has([data-testid="stMainBlockContainer"] [data-testid="stElementContainer"])',
+         'body:has([role="dialog"])')
+
+PLACEHOLDER = f"""<style>
+#{PLACEHOLDER_ID} {{ position: fixed; inset: 0; z-index: 1000000; background: #ffffff; color: #0b0d12;
+  font-family: "Source Sans", system-ui, sans-serif; padding: 4rem 2rem; box-sizing: border-box;
+  animation: studio-first-paint-end 0s 60s forwards; }}
+#{PLACEHOLDER_ID} p {{ max-width: 40rem; margin: 0 auto 1rem; font-size: 1.1rem; line-height: 1.5; }}
+#{PLACEHOLDER_ID} .title {{ font-size: 2.25rem; font-weight: 700; }}
+{", ".join(f"{drawn} #{PLACEHOLDER_ID}" for drawn in DRAWN)} {{ display: none; }}
+@keyframes studio-first-paint-end {{ to {{ visibility: hidden; }} }}
+</style>
+<div id="{PLACEHOLDER_ID}" role="status">
+<p class="title">Autograd Studio</p>
+<p>Loading the page&hellip; On a server that has just started, PyTorch loads first: a few seconds.</p>
+</div>
+""".encode()
+
+
+def with_placeholder(html: bytes) -> bytes:
+    """The page's HTML with the placeholder just before the app's root (unchanged if it has no root)."""
+    at = html.find(BEFORE)
+    return html if at < 0 else html[:at] + PLACEHOLDER + html[at:]
+
+
+def _wants_html(scope) -> bool:
+    if scope["type"] != "http" or scope["method"] != "GET":
+        return False
+    accept = dict(scope.get("headers") or []).get(b"accept", b"")
+    return b"text/html" in accept
+
+
+class FirstPaint:
+    """ASGI middleware: a page's HTML (a GET that accepts text/html and gets 200 text/html) comes with the
+    placeholder. That request is asked for without compression, so the HTML can be read: it is a few KB."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if not _wants_html(scope):
+            await self.app(scope, receive, send)
+            return
+        headers = [(k, v) for k, v in scope["headers"] if k != b"accept-encoding"]
+        scope = dict(scope, headers=headers)
+        start: dict | None = None
+        body: list[bytes] = []
+
+        async def send_with_placeholder(message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                kind = dict(message.get("headers") or []).get(b"content-type", b"")
+                if message["status"] == 200 and kind.startswith(b"text/html"):
+                    start = message
+                    return
+            elif message["type"] == "http.response.body" and start is not None:
+                body.append(message.get("body", b""))
+                if message.get("more_body", False):
+                    return
+                html = with_placeholder(b"".join(body))
+                fixed = [(k, v) for k, v in start.get("headers") or [] if k != b"content-length"]
+                await send(dict(start, headers=[*fixed, (b"content-length", str(len(html)).encode())]))
+                await send({"type": "http.response.body", "body": html})
+                return
+            await send(message)
+
+        await self.app(scope, receive, send_with_placeholder)

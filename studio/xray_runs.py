@@ -1,0 +1,76 @@
+"""Lesson 4's three comparison runs, computed once per config and process, and ready before anyone asks.
+
+Each takes a few tenths of a second (two logistic runs of 1,000 iterations, two two-layer runs of 200 steps);
+together they made lesson 4's first visit the slowest page of all. They depend on the config alone, so a
+process keeps the last few (``functools.lru_cache``: the snapshots are frozen, shared read-only), and the
+server computes the ones the page's defaults ask for in the background after the first page (``warm``). One
+computes at a time: a page that asks for a run the warm-up is computing waits for it, rather than computing
+it again beside it.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+from autodiff_core import LogisticConfig, TwoLayerConfig
+from autodiff_core.compare import custom_vs_builtin, manual_vs_optim_sgd, zero_grad_comparison
+
+KEEP = 8  # configs kept per comparison
+SGD_STEPS = 200
+RELU_STEPS = 200
+ZG_MEANS = (1.0, 1.7)  # the cluster means lesson 4's zero_grad() tab offers (studio.lessons.ZG_DATA)
+
+
+def _kept(compute):
+    """``compute(config)``, kept for the last ``KEEP`` configs, computed one at a time."""
+    cached = functools.lru_cache(maxsize=KEEP)(compute)
+    lock = threading.Lock()
+
+    @functools.wraps(compute)
+    def call(config):
+        with lock:
+            return cached(config)
+
+    call.cache_info, call.cache_clear = cached.cache_info, cached.cache_clear
+    return call
+
+
+@_kept
+def zero_grad_runs(config: LogisticConfig):
+    """The run with ``zero_grad()`` and the run without it (``compare.zero_grad_comparison``)."""
+    return zero_grad_comparison(config)
+
+
+@_kept
+def sgd_steps(config: LogisticConfig):
+    """The same run updated by hand and by ``torch.optim.SGD`` (``compare.manual_vs_optim_sgd``)."""
+    return manual_vs_optim_sgd(config, SGD_STEPS)
+
+
+@_kept
+def relu_steps(config: TwoLayerConfig):
+    """The two-layer net with MyReLU and with torch.relu from the same start (``compare.custom_vs_builtin``)."""
+    return custom_vs_builtin(config)
+
+
+def zero_grad_config(mean: float, device: str, dtype: str) -> LogisticConfig:
+    return LogisticConfig(mean=mean, record_every=1, device=device, dtype=dtype)
+
+
+def sgd_config(device: str, dtype: str) -> LogisticConfig:
+    return LogisticConfig(device=device, dtype=dtype)
+
+
+def relu_config(device: str, dtype: str) -> TwoLayerConfig:
+    return TwoLayerConfig(device=device, dtype=dtype, steps=RELU_STEPS)
+
+
+def warm(device: str = "cpu", dtype: str = "float32", before_each=lambda: None) -> None:
+    """Compute what lesson 4 shows at the sidebar's defaults (both of the zero_grad() tab's data sets), calling
+    ``before_each()`` before each of the four (the server waits there for a quiet moment)."""
+    for compute, config in ((zero_grad_runs, zero_grad_config(ZG_MEANS[0], device, dtype)),
+                            (relu_steps, relu_config(device, dtype)), (sgd_steps, sgd_config(device, dtype)),
+                            (zero_grad_runs, zero_grad_config(ZG_MEANS[1], device, dtype))):
+        before_each()
+        compute(config)

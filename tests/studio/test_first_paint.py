@@ -1,0 +1,97 @@
+"""A page's HTML carries something to read before its first script run has drawn (studio/first_paint.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import streamlit
+
+from studio import first_paint
+from testkit.browser import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+INDEX = (Path(streamlit.__file__).parent / "static" / "index.html").read_bytes()
+
+
+def call(path: str = "/", accept: str = "text/html,*/*", method: str = "GET"):
+    """One request through ``FirstPaint`` around an app that serves Streamlit's page, gzipped when the request
+    accepts it: (the scope the app saw, the response start, the body sent)."""
+    seen, sent = [], []
+    scope = {"type": "http", "method": method, "path": path,
+             "headers": [(b"accept", accept.encode()), (b"accept-encoding", b"gzip, br")]}
+
+    async def receive():
+        return {"type": "http.request", "body": b""}
+
+    async def send(message):
+        sent.append(message)
+
+    async def inner(scope, receive, send):
+        seen.append(scope)
+        zipped = any(k == b"accept-encoding" for k, _ in scope["headers"])
+        body = gzip.compress(INDEX) if zipped else INDEX
+        headers = [(b"content-type", b"text/html; charset=utf-8"), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        half = len(body) // 2  # in two pieces, as a file is sent
+        await send({"type": "http.response.body", "body": body[:half], "more_body": True})
+        await send({"type": "http.response.body", "body": body[half:]})
+
+    asyncio.run(first_paint.FirstPaint(inner)(scope, receive, send))
+    start = sent[0]
+    return seen[0], start, b"".join(m.get("body", b"") for m in sent[1:])
+
+
+def test_the_placeholder_is_written_into_streamlits_page_before_its_root():
+    html = first_paint.with_placeholder(INDEX)
+    assert html.index(b'id="studio-first-paint"') < html.index(b'<div id="root">')
+    assert b"Autograd Studio" in html and b"Loading the page" in html
+    assert html.replace(first_paint.PLACEHOLDER, b"") == INDEX
+
+
+def test_a_page_request_gets_the_placeholder_uncompressed_with_its_length():
+    seen, start, body = call()
+    assert all(k != b"accept-encoding" for k, _ in seen["headers"])
+    assert first_paint.PLACEHOLDER in body
+    assert dict(start["headers"])[b"content-length"] == str(len(body)).encode()
+
+
+def test_other_requests_pass_unchanged():
+    for accept, method in (("*/*", "GET"), ("text/html", "POST")):
+        seen, _, body = call(accept=accept, method=method)
+        assert any(k == b"accept-encoding" for k, _ in seen["headers"])
+        assert gzip.decompress(body) == INDEX
+
+
+def test_the_servers_pages_come_with_the_placeholder_and_hide_it_once_drawn():
+    """A real server: the home page and a deep link (Streamlit answers both with its page) carry it, and the
+    stylesheet that hides it names what Streamlit draws into."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                             "--server.address", "127.0.0.1", "--server.headless", "true"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/_stcore/health", timeout=2)
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None
+                time.sleep(0.2)
+        for path in ("/", "/logistic"):
+            request = urllib.request.Request(url + path, headers={"Accept": "text/html", "Accept-Encoding": "gzip"})
+            with urllib.request.urlopen(request, timeout=20) as r:
+                body = r.read()
+                assert r.headers.get("Content-Encoding") is None
+            assert b'id="studio-first-paint"' in body and b"Loading the page" in body
+            assert b'[data-testid="stMainBlockContainer"]' in body
+    finally:
+        proc.terminate()
+        proc.wait(10)
