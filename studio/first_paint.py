@@ -36,8 +36,13 @@ def with_placeholder(html: bytes) -> bytes:
     return html if at < 0 else html[:at] + PLACEHOLDER + html[at:]
 
 
+NOT_PAGES = ("/component/", "/_stcore/", "/static/", "/app/static/")  # a component's iframe is HTML too
+
+
 def _wants_html(scope) -> bool:
     if scope["type"] != "http" or scope["method"] != "GET":
+        return False
+    if scope.get("path", "").startswith(NOT_PAGES):  # its stylesheet never sees the app draw: it would stay on top
         return False
     accept = dict(scope.get("headers") or []).get(b"accept", b"")
     return b"text/html" in accept

@@ -68,6 +68,15 @@ def test_other_requests_pass_unchanged():
         assert gzip.decompress(body) == INDEX
 
 
+def test_a_components_page_passes_unchanged():
+    """A component's iframe (lesson 6's code editor) is an HTML page too, and nothing in it hides the placeholder:
+    it stayed over the editor for a minute and took its clicks."""
+    for path in ("/component/streamlit_ace.streamlit_ace/index.html", "/_stcore/health", "/static/index.html"):
+        seen, _, body = call(path=path)
+        assert any(k == b"accept-encoding" for k, _ in seen["headers"]), path
+        assert gzip.decompress(body) == INDEX, path
+
+
 def test_the_servers_pages_come_with_the_placeholder_and_hide_it_once_drawn():
     """A real server: the home page and a deep link (Streamlit answers both with its page) carry it, and the
     stylesheet that hides it names what Streamlit draws into."""
