@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import gzip
-import subprocess
-import sys
-import time
+import urllib.error
 import urllib.request
-from pathlib import Path
 
 from studio import assets
-from testkit.browser import free_port
-
-ROOT = Path(__file__).resolve().parents[2]
+from testkit.browser import streamlit_server
 
 
 def get(url: str, **headers):
@@ -25,30 +20,15 @@ def get(url: str, **headers):
 
 
 def test_the_server_sends_plotly_js_compressed_once_and_whole():
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                             "--server.address", "127.0.0.1", "--server.headless", "true"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}{assets.PLOTLY_JS_URL}"
     raw = assets.plotly_js_path().read_bytes()
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)
-                break
-            except OSError:
-                assert time.monotonic() < deadline and proc.poll() is None
-                time.sleep(0.2)
+    with streamlit_server() as base:
+        url = base + assets.PLOTLY_JS_URL
         status, headers, body = get(url, **{"Accept-Encoding": "gzip, deflate, br"})
         assert status == 200 and headers["Content-Encoding"] == "gzip"
         assert gzip.decompress(body) == raw  # compressed once: by us, not again by the middleware
         assert get(url, **{"Accept-Encoding": "gzip", "If-None-Match": headers["ETag"]})[0] == 304
         status, headers, body = get(url, **{"Accept-Encoding": "identity"})
         assert status == 200 and headers.get("Content-Encoding") is None and body == raw
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def test_the_compressed_file_is_made_once(monkeypatch):

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import subprocess
-import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import streamlit
 
 from studio import first_paint
-from testkit.browser import free_port
+from testkit.browser import streamlit_server
 
-ROOT = Path(__file__).resolve().parents[2]
 INDEX = (Path(streamlit.__file__).parent / "static" / "index.html").read_bytes()
 
 
@@ -80,20 +76,7 @@ def test_a_components_page_passes_unchanged():
 def test_the_servers_pages_come_with_the_placeholder_and_hide_it_once_drawn():
     """A real server: the home page and a deep link (Streamlit answers both with its page) carry it, and the
     stylesheet that hides it names what Streamlit draws into."""
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                             "--server.address", "127.0.0.1", "--server.headless", "true"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/_stcore/health", timeout=2)
-                break
-            except OSError:
-                assert time.monotonic() < deadline and proc.poll() is None
-                time.sleep(0.2)
+    with streamlit_server() as url:
         for path in ("/", "/logistic"):
             request = urllib.request.Request(url + path, headers={"Accept": "text/html", "Accept-Encoding": "gzip"})
             with urllib.request.urlopen(request, timeout=20) as r:
@@ -101,6 +84,4 @@ def test_the_servers_pages_come_with_the_placeholder_and_hide_it_once_drawn():
                 assert r.headers.get("Content-Encoding") is None
             assert b'id="studio-first-paint"' in body and b"Loading the page" in body
             assert b'[data-testid="stMainBlockContainer"]' in body
-    finally:
-        proc.terminate()
-        proc.wait(10)
+
