@@ -308,9 +308,26 @@ def browser(server):
         wait_idle(page)
         open_page(ctx, f"{server.url}/playground")
         ctx.close()
+        wait_for_trainers(server)
         yield b
         b.close()
     write_table()
+
+
+def wait_for_trainers(server, timeout: float = 120.0) -> None:
+    """The server's trainer processes (``autodiff_core.pool``) start in its warm-up, after a quiet moment, whatever
+    the pages: wait until all of them are up, so that a test counting the processes a link starts does not count
+    them."""
+    from studio.trainers import wanted
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pool = [pid for pid in descendants(server.pid) if b"autodiff_core.pool" in _cmdline(pid)]
+        if len(pool) >= wanted():
+            time.sleep(0.2)  # the watch (every 50 ms) has seen them
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"the server's {wanted()} trainer processes did not start in {timeout:.0f} s")
 
 
 # ---- the page ----
