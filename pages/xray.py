@@ -3,15 +3,12 @@
 import inspect
 
 import streamlit as st
-import torch
 
-from autodiff_core import LogisticConfig, TwoLayerConfig, gradcheck_report, resolve_dtype
+from autodiff_core import LogisticConfig, TwoLayerConfig
 from autodiff_core.compare import manual_vs_optim_sgd
-from autodiff_core.figures.xray import jacobian_figure, relu_compare_figure, sgd_figure, zero_grad_figure
 from autodiff_core.functions import MyReLU, MyReLUModern
 from autodiff_core.graph import FONTSIZE, logistic_graph, tensor_kinds, to_dot, two_layer_graph
-from autodiff_core.inspector import inspector_table, trace_function
-from autodiff_core.logistic import logistic_data
+from autodiff_core.inspector import inspector_table
 from studio import presenter, xray_runs
 from studio.charts import plot_panels
 from studio.inputs import parse_vector
@@ -46,19 +43,11 @@ def zero_grad_verdict(right, forgot) -> str:
     return text
 
 
-def cached_zero_grad(config):
-    with st.spinner("Training both runs…"):
-        return xray_runs.zero_grad_runs(config)
-
-
-def cached_sgd(config):
-    with st.spinner("Training both runs…"):
-        return xray_runs.sgd_steps(config)
-
-
-def cached_relu(config):
-    with st.spinner("Training both nets…"):
-        return xray_runs.relu_steps(config)
+def kept(compute, config, what: str):
+    """``compute(config)`` from ``studio.xray_runs``: kept per config, and at the defaults computed before the
+    first visit; a spinner while it trains."""
+    with st.spinner(f"Training both {what}…"):
+        return compute(config)
 
 
 EQ = "\u00a0=\u00a0"  # "H = 100" never broken across two lines
@@ -102,13 +91,9 @@ with tabs[0]:
     graph_words(graph)
 
 with tabs[1]:
-    dtype = resolve_dtype(settings.dtype)
     st.caption(f"One forward and backward of MyReLU in {settings.dtype} (the sidebar's dtype), step by step; "
                "the classic form and the modern form agree.")
-    x = torch.tensor([-1.0, 0.5, 2.0, -0.25], dtype=dtype)
-    g = torch.tensor([0.1, 0.2, 0.3, 0.4], dtype=dtype)
-    forms = (("classic forward(ctx, input)", "ReLU"), ("modern forward + setup_context", "ReLU (modern form)"))
-    traces = {label: trace_function(name, x, g) for label, name in forms}
+    traces = xray_runs.ctx_traces(settings.dtype)
     for label, t in traces.items():
         st.markdown(f"**{label}**")
         presenter.table(inspector_table(t))
@@ -135,11 +120,10 @@ with tabs[2]:
     if problem:
         st.error(problem)
     else:
-        report = gradcheck_report(name, torch.tensor(points, dtype=torch.float64 if use64 else torch.float32),
-                                  gradgrad=True)
+        report, panels = xray_runs.gradcheck_lab(name, tuple(points), bool(use64))
         show_gradcheck(report)
         st.caption(f"gradgradcheck (double backward): {'passed' if report.gradgrad_passed else 'failed'}.")
-        plot_panels(jacobian_figure(report), key="xr_jacobians")
+        plot_panels(panels, key="xr_jacobians")
 
 with tabs[3]:
     st.caption("The tutorial's logistic regression with and without `optimizer.zero_grad()`, same data, same start. "
@@ -147,28 +131,29 @@ with tabs[3]:
                "earlier ones and the weights grow many times larger.")
     data = widget("xr_zg_data", horizontal=True)
     config = xray_runs.zero_grad_config(ZG_MEANS[data], settings.device, settings.dtype)
-    right, forgot = cached_zero_grad(config)
-    points = logistic_data(config)
-    plot_panels(zero_grad_figure(right, forgot, *(t.numpy() for t in points)), key="xr_zero_grad")
+    right, forgot = kept(xray_runs.zero_grad_runs, config, "runs")
+    plot_panels(kept(xray_runs.zero_grad_panels, config, "runs"), key="xr_zero_grad")
     st.markdown(zero_grad_verdict(right[-1], forgot[-1]))
 
 with tabs[4]:
     st.caption("The same logistic run updated by hand (a momentum buffer we keep ourselves) and by "
                "`torch.optim.SGD`: the steps are identical.")
-    steps = cached_sgd(xray_runs.sgd_config(settings.device, settings.dtype))
+    config = xray_runs.sgd_config(settings.device, settings.dtype)
+    steps = kept(xray_runs.sgd_steps, config, "runs")
     same = all(s.manual == s.optim and s.manual_buffer == s.optim_buffer for s in steps)
     if same:
         st.success(f"{len(steps)} steps: weights and momentum buffers identical, bit for bit.")
     else:
         st.warning(f"{len(steps)} steps: the weights or momentum buffers differ.")
-    plot_panels(sgd_figure(steps), key="xr_sgd")
+    plot_panels(kept(xray_runs.sgd_panels, config, "runs"), key="xr_sgd")
     st.code(inspect.getsource(manual_vs_optim_sgd), language="python", wrap_lines=True)
 
 with tabs[5]:
     st.caption("The two-layer net trained with MyReLU and with torch.relu from the same start. Their backwards "
                "differ only where a pre-activation is exactly 0: MyReLU zeroes where input < 0, so it lets the "
                "gradient through at 0, while torch.relu's slope at 0 is 0.")
-    steps = cached_relu(xray_runs.relu_config(settings.device, settings.dtype))
+    config = xray_runs.relu_config(settings.device, settings.dtype)
+    steps = kept(xray_runs.relu_steps, config, "nets")
     hits = [s.step for s in steps if s.exact_zeros]
     first_diff = next((s.step for s in steps if s.max_grad_diff > 0), None)
     if first_diff is None:
@@ -176,4 +161,4 @@ with tabs[5]:
     else:
         st.info(f"In {settings.dtype}, a pre-activation was exactly 0.0 at step {hits[0] if hits else '?'}; the "
                 f"gradients first differ at step {first_diff}, and the runs part from there. Try float64.")
-    plot_panels(relu_compare_figure(steps), key="xr_relu")
+    plot_panels(kept(xray_runs.relu_panels, config, "nets"), key="xr_relu")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -24,9 +26,15 @@ def plot(fig, *, key: str, fit: bool = False, on_select="ignore",
     colour-blind-safe palette always; the presenter scale in the presenter view, where ``fit`` also fits a
     replay that is the lesson's main chart under its controls, Play and slider included. ``on_select`` and
     ``selection_mode`` are ``st.plotly_chart``'s: a callback makes a click on a point an event."""
-    spec = recolor(fig.to_plotly_json())
+    plot_spec(recolor(fig.to_plotly_json()), key=key, fit=fit, on_select=on_select, selection_mode=selection_mode)
+
+
+def plot_spec(spec: dict, *, key: str, fit: bool = False, on_select="ignore",
+              selection_mode=("points", "box", "lasso")) -> None:
+    """``plot`` for a figure already made into its recoloured spec (``panel_specs``), which may be shared: it is
+    never changed here (the presenter view draws a copy)."""
     if presenting():
-        spec = present_spec(spec, fit=fit)
+        spec = present_spec(copy.deepcopy(spec), fit=fit)
     st.plotly_chart(_Checked(spec), theme=None, key=key, width="stretch", on_select=on_select,
                     selection_mode=selection_mode, config={**PLOT_CONFIG,
                                                                         "toImageButtonOptions": {
@@ -36,10 +44,19 @@ def plot(fig, *, key: str, fit: bool = False, on_select="ignore",
 
 def plot_panels(fig, *, key: str, height: int = 340) -> None:
     """A one-row subplot figure as a row of panels, one chart each (``figures.xray.panels``), in columns: side by
-    side on a laptop, one under another on a phone, where one figure crammed the panels' titles together."""
-    for i, (column, panel) in enumerate(zip(st.columns(len(fig.layout.annotations)), panels(fig, height), strict=True)):
+    side on a laptop, one under another on a phone, where one figure crammed the panels' titles together.
+    ``fig`` may also be the panels' specs already made (``panel_specs``), as a page keeps them for runs that
+    do not change."""
+    specs = panel_specs(fig, height) if isinstance(fig, go.Figure) else fig
+    for i, (column, spec) in enumerate(zip(st.columns(len(specs)), specs, strict=True)):
         with column:
-            plot(panel, key=f"{key}_{i}")
+            plot_spec(spec, key=f"{key}_{i}")
+
+
+def panel_specs(fig, height: int = 340) -> tuple[dict, ...]:
+    """The panels of a one-row subplot figure (``figures.xray.panels``), each as its recoloured spec: what
+    ``plot_panels`` draws. Building and styling the panels is most of what a page of them costs."""
+    return tuple(recolor(panel.to_plotly_json()) for panel in panels(fig, height))
 
 
 class _Checked(go.Figure):

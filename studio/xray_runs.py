@@ -13,8 +13,13 @@ from __future__ import annotations
 import functools
 import threading
 
-from autodiff_core import LogisticConfig, TwoLayerConfig
+from autodiff_core import LogisticConfig, TwoLayerConfig, gradcheck_report, resolve_dtype
 from autodiff_core.compare import custom_vs_builtin, manual_vs_optim_sgd, zero_grad_comparison
+from autodiff_core.figures.xray import jacobian_figure, relu_compare_figure, sgd_figure, zero_grad_figure
+from autodiff_core.inspector import trace_function
+from autodiff_core.logistic import logistic_data
+
+from .charts import panel_specs
 
 KEEP = 8  # configs kept per comparison
 SGD_STEPS = 200
@@ -54,6 +59,45 @@ def relu_steps(config: TwoLayerConfig):
     return custom_vs_builtin(config)
 
 
+@_kept
+def zero_grad_panels(config: LogisticConfig) -> tuple[dict, ...]:
+    """The zero_grad() tab's panels for ``config``, as specs (``charts.panel_specs``): building and styling them
+    cost more than drawing them, at every visit."""
+    right, forgot = zero_grad_runs(config)
+    return panel_specs(zero_grad_figure(right, forgot, *(t.numpy() for t in logistic_data(config))))
+
+
+@_kept
+def sgd_panels(config: LogisticConfig) -> tuple[dict, ...]:
+    return panel_specs(sgd_figure(sgd_steps(config)))
+
+
+@_kept
+def relu_panels(config: TwoLayerConfig) -> tuple[dict, ...]:
+    return panel_specs(relu_compare_figure(relu_steps(config)))
+
+
+@functools.lru_cache(maxsize=4 * KEEP)
+def gradcheck_lab(name: str, points: tuple[float, ...], float64: bool):
+    """The Gradcheck lab at a built-in Function, points and dtype: its report and its panels' specs."""
+    import torch
+
+    report = gradcheck_report(name, torch.tensor(points, dtype=torch.float64 if float64 else torch.float32),
+                              gradgrad=True)
+    return report, panel_specs(jacobian_figure(report))
+
+
+@functools.lru_cache(maxsize=4)
+def ctx_traces(dtype: str) -> dict:
+    """The ctx inspector's two traces of MyReLU (classic and modern form) on its fixed input, in ``dtype``."""
+    import torch
+
+    x = torch.tensor([-1.0, 0.5, 2.0, -0.25], dtype=resolve_dtype(dtype))
+    g = torch.tensor([0.1, 0.2, 0.3, 0.4], dtype=resolve_dtype(dtype))
+    forms = (("classic forward(ctx, input)", "ReLU"), ("modern forward + setup_context", "ReLU (modern form)"))
+    return {label: trace_function(name, x, g) for label, name in forms}
+
+
 def zero_grad_config(mean: float, device: str, dtype: str) -> LogisticConfig:
     return LogisticConfig(mean=mean, record_every=1, device=device, dtype=dtype)
 
@@ -67,10 +111,17 @@ def relu_config(device: str, dtype: str) -> TwoLayerConfig:
 
 
 def warm(device: str = "cpu", dtype: str = "float32", before_each=lambda: None) -> None:
-    """Compute what lesson 4 shows at the sidebar's defaults (both of the zero_grad() tab's data sets), calling
-    ``before_each()`` before each of the four (the server waits there for a quiet moment)."""
-    for compute, config in ((zero_grad_runs, zero_grad_config(ZG_MEANS[0], device, dtype)),
-                            (relu_steps, relu_config(device, dtype)), (sgd_steps, sgd_config(device, dtype)),
-                            (zero_grad_runs, zero_grad_config(ZG_MEANS[1], device, dtype))):
+    """Compute what lesson 4 shows at the sidebar's defaults (both of the zero_grad() tab's data sets), runs and
+    panels, calling ``before_each()`` before each of the four (the server waits there for a quiet moment)."""
+    for compute, config in ((zero_grad_panels, zero_grad_config(ZG_MEANS[0], device, dtype)),
+                            (relu_panels, relu_config(device, dtype)), (sgd_panels, sgd_config(device, dtype)),
+                            (zero_grad_panels, zero_grad_config(ZG_MEANS[1], device, dtype))):
         before_each()
         compute(config)
+    from .inputs import parse_vector
+    from .lessons import setting
+
+    before_each()
+    ctx_traces(dtype)
+    points, _ = parse_vector(setting("xr_points").default, name="the points")
+    gradcheck_lab(setting("xr_fn").default, tuple(points), setting("xr_float64").default)

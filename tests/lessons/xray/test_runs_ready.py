@@ -1,10 +1,13 @@
-"""Lesson 4's comparison runs are computed once per config, and the server's warm-up computes the ones the page
-asks for at the default settings, so the page's first visit trains nothing (studio/xray_runs.py)."""
+"""Lesson 4's comparison runs and their panels are computed once per config, and the server's warm-up computes the
+ones the page asks for at the default settings, so the page's first visit trains and builds nothing
+(studio/xray_runs.py)."""
 
 from autodiff_core.compare import custom_vs_builtin, manual_vs_optim_sgd, zero_grad_comparison
 from studio import boot, xray_runs
 
-CACHED = (xray_runs.zero_grad_runs, xray_runs.sgd_steps, xray_runs.relu_steps)
+RUNS = (xray_runs.zero_grad_runs, xray_runs.sgd_steps, xray_runs.relu_steps)
+PANELS = (xray_runs.zero_grad_panels, xray_runs.sgd_panels, xray_runs.relu_panels)
+CACHED = (*RUNS, *PANELS, xray_runs.gradcheck_lab, xray_runs.ctx_traces)
 
 
 def misses() -> list[int]:
@@ -23,8 +26,11 @@ def test_the_runs_are_the_comparisons_own():
 
 
 def test_after_the_warm_up_the_page_at_its_defaults_trains_nothing(app):
+    for f in CACHED:
+        f.cache_clear()
     xray_runs.warm()
     before = misses()
+    assert all(before), before  # the warm-up computed each
     app.switch_page("pages/xray.py").run()
     assert not app.exception
     app.radio(key="xr_zg_data").set_value(app.radio(key="xr_zg_data").options[1]).run()  # the other data set
@@ -38,11 +44,21 @@ def test_a_servers_warm_up_computes_them_each_after_a_quiet_moment(monkeypatch):
     monkeypatch.setattr(boot, "freeze_imports", lambda: 0)
     monkeypatch.setattr("studio.trainers.TRAINERS.start", lambda: calls.append("trainers"))
     for f in CACHED:
-        monkeypatch.setattr(xray_runs, f.__name__, lambda config, name=f.__name__: calls.append(name))
+        monkeypatch.setattr(xray_runs, f.__name__, lambda *args, name=f.__name__: calls.append(name))
     monkeypatch.setattr(boot, "_started", {"preload", "warm-up"})
     boot._warm_up()
-    assert calls == ["quiet", "quiet", "trainers", "quiet", "zero_grad_runs", "quiet", "relu_steps", "quiet",
-                     "sgd_steps", "quiet", "zero_grad_runs"]
+    assert calls == ["quiet", "quiet", "trainers", "quiet", "zero_grad_panels", "quiet", "relu_panels", "quiet",
+                     "sgd_panels", "quiet", "zero_grad_panels", "quiet", "ctx_traces", "gradcheck_lab"]
+
+
+def test_the_panels_are_the_figures_own():
+    """What the page draws from the kept specs is what it drew from the figures (studio.charts.panel_specs)."""
+    from autodiff_core.figures.xray import sgd_figure
+    from studio.charts import panel_specs
+
+    config = xray_runs.sgd_config("cpu", "float32")
+    assert xray_runs.sgd_panels(config) == panel_specs(sgd_figure(xray_runs.sgd_steps(config)))
+    assert len(xray_runs.sgd_panels(config)) == len(sgd_figure(xray_runs.sgd_steps(config)).layout.annotations)
 
 
 def test_quiet_means_no_script_run_going_or_just_ended(monkeypatch):
@@ -56,3 +72,26 @@ def test_quiet_means_no_script_run_going_or_just_ended(monkeypatch):
     start = clock[0]
     assert boot.wait_quiet(quiet=1.0, at_most=3.0)
     assert clock[0] - start >= 1.0
+
+
+def test_the_presenter_view_draws_a_copy_of_the_kept_panels(app):
+    """The kept specs are shared by every session: the presenter view's larger fonts never reach them."""
+    import copy
+
+    from studio import presenter
+
+    xray_runs.warm()
+    config = xray_runs.sgd_config("cpu", "float32")
+    kept = copy.deepcopy(xray_runs.sgd_panels(config))
+    app.session_state[presenter.KEY] = True
+    app.switch_page("pages/xray.py").run()
+    assert not app.exception
+    assert xray_runs.sgd_panels(config) == kept
+    import json
+
+    from autodiff_core.figures.theme import PRESENT_FONT
+
+    drawn = [json.loads(c.proto.spec) for c in app.get("plotly_chart") if "xr_sgd" in c.proto.id]
+    assert len(drawn) == len(kept)
+    assert all(d["layout"]["font"]["size"] == PRESENT_FONT for d in drawn)
+    assert all(k["layout"]["font"].get("size") != PRESENT_FONT for k in kept)
