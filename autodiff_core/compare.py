@@ -9,6 +9,7 @@ from torch import nn
 
 from .functions import MyReLU
 from .logistic import LogisticConfig, LogisticSnapshot, make_data_and_model, train_logistic
+from .stopping import checkpoint
 from .two_layer import TwoLayerConfig, make_problem
 
 
@@ -43,6 +44,7 @@ def manual_vs_optim_sgd(config: LogisticConfig, iterations: int = 200) -> list[S
     buffers: list[torch.Tensor | None] = [None, None]
     steps = []
     for it in range(iterations):
+        checkpoint()
         loss_fn(model_a(x).squeeze(), y).backward()
         with torch.no_grad():
             for i, p in enumerate(params_a):
@@ -83,6 +85,7 @@ def custom_vs_builtin(config: TwoLayerConfig) -> list[ReluStep]:
     relus = [MyReLU.apply, torch.relu]
     out = []
     for t in range(config.steps):
+        checkpoint()
         losses, grads, zeros = [], [], 0
         for i, ((x, y, w1, w2), relu) in enumerate(zip(runs, relus, strict=True)):
             h = x.mm(w1)  # (N, H)

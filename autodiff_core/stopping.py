@@ -4,12 +4,15 @@ holding its memory.
 
 Whoever drives a trainer binds an event to the thread that iterates it (``stop_when``); the trainers call
 ``checkpoint()`` as they go, which raises ``Stopped`` once the event is set. Unbound, ``checkpoint`` costs a
-thread-local lookup and does nothing.
+thread-local lookup and does nothing. A thread may also make it wait while something else needs the process more
+(``give_way_while``).
 """
 
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 
 _local = threading.local()
 
@@ -23,7 +26,21 @@ def stop_when(event: threading.Event | None) -> None:
     _local.event = event
 
 
+def give_way_while(busy: Callable[[], bool] | None) -> None:
+    """Make ``checkpoint()`` in the calling thread wait while ``busy()`` is true (None: never). A computation in
+    the background gives way there, between steps, to what someone is waiting for (the server's warm-up, to
+    the pages opened meanwhile)."""
+    _local.busy = busy
+
+
 def checkpoint() -> None:
     event = getattr(_local, "event", None)
     if event is not None and event.is_set():
         raise Stopped
+    busy = getattr(_local, "busy", None)
+    if busy is not None:
+        while busy():
+            time.sleep(GIVE_WAY)
+
+
+GIVE_WAY = 0.01  # seconds between two looks at ``busy()``

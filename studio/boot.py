@@ -25,6 +25,7 @@ import gc
 import os
 import threading
 import time
+from collections.abc import Callable
 
 _started: set[str] = set()
 _lock = threading.Lock()
@@ -69,12 +70,19 @@ def _warm_up() -> None:
 
 
 def _server_warm_up() -> None:
+    from autodiff_core.stopping import give_way_while
+
     from . import xray_runs
     from .trainers import TRAINERS
 
     wait_quiet()
     TRAINERS.start()  # they import and warm up in processes of their own; runs train here until they are ready
-    xray_runs.warm(before_each=wait_quiet)
+    # between steps, lesson 4's runs wait while a page's script runs, unless that page waits for them
+    give_way_while(giving_way(lambda: not xray_runs.someone_waits()))
+    try:
+        xray_runs.warm(before_each=wait_quiet)
+    finally:
+        give_way_while(None)
 
 
 QUIET = 1.0  # seconds with no script run before the warm-up's next part
@@ -104,6 +112,28 @@ def wait_quiet(quiet: float = QUIET, at_most: float = QUIET_AT_MOST) -> bool:
             return True
         time.sleep(min(0.1, quiet, deadline - now))
     return False
+
+
+def script_going() -> bool:
+    """Whether a page's script run is going (one that began more than ``LONG_RUN`` seconds ago does not count)."""
+    began, ended = _scripts["began"], _scripts["ended"]
+    return began > ended and time.monotonic() - began < LONG_RUN
+
+
+def giving_way(may: Callable[[], bool] = lambda: True, at_most: float = QUIET_AT_MOST) -> Callable[[], bool]:
+    """A ``busy()`` for ``autodiff_core.stopping.give_way_while``: true while a page's script runs and ``may()``
+    is, for at most ``at_most`` seconds in all (a busy class still gets what the warm-up computes)."""
+    from autodiff_core.stopping import GIVE_WAY  # not at the top: the server imports this module before torch
+
+    left = [at_most]
+
+    def busy() -> bool:
+        if left[0] <= 0 or not script_going() or not may():
+            return False
+        left[0] -= GIVE_WAY
+        return True
+
+    return busy
 
 
 def freeze_imports() -> int:

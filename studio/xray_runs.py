@@ -27,6 +27,15 @@ RELU_STEPS = 200
 ZG_MEANS = (1.0, 1.7)  # the cluster means lesson 4's zero_grad() tab offers (studio.lessons.ZG_DATA)
 
 
+_waiting = [0]  # page runs waiting for a result another thread is computing
+_waiting_lock = threading.Lock()
+
+
+def someone_waits() -> bool:
+    """Whether a page waits for a run the warm-up is computing: then the warm-up must not give way to pages."""
+    return _waiting[0] > 0
+
+
 def _kept(compute):
     """``compute(config)``, kept for the last ``KEEP`` configs, computed one at a time."""
     cached = functools.lru_cache(maxsize=KEEP)(compute)
@@ -34,8 +43,18 @@ def _kept(compute):
 
     @functools.wraps(compute)
     def call(config):
-        with lock:
+        if not lock.acquire(blocking=False):
+            with _waiting_lock:
+                _waiting[0] += 1
+            try:
+                lock.acquire()
+            finally:
+                with _waiting_lock:
+                    _waiting[0] -= 1
+        try:
             return cached(config)
+        finally:
+            lock.release()
 
     call.cache_info, call.cache_clear = cached.cache_info, cached.cache_clear
     return call
