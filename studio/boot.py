@@ -6,12 +6,14 @@ Two background threads, each started at most once per process:
   engine, which every page needs (the sidebar lists torch's devices). Started any earlier, the import
   holds the GIL while the server is still starting and delays its health check by a second or more.
   A page that comes before it has finished waits only for the rest of that import, never a second one.
-* ``warm_up()``, from the script once the first page has been drawn: the first ``torch.optim.SGD``
-  imports about 800 modules (over a second, holding the GIL), which the first Train click would
-  otherwise pay. In a server it then starts the trainer processes (whose own torch import would
-  compete with the first page for the cores) and computes lesson 4's comparison runs at the default
-  settings (``studio.xray_runs``), which made that lesson's first visit the slowest page. Each part
-  waits until no page's script has run for a moment (``wait_quiet``): the pages opened next come first.
+* ``warm_up()``, from the script once the first page has been drawn. In a server it computes lesson 4's
+  comparison runs and panels at the default settings (``studio.xray_runs``), which made that lesson's first
+  visit the slowest page, at once: each part begins when no page's script runs, and between steps the runs
+  give way to any page's script run, unless that page waits for them (``giving_way``). The first of them
+  imports ``torch.optim`` (about 800 modules, over a second holding the GIL), which the first Train click
+  would otherwise pay. Then, after a quiet moment (``wait_quiet``), it starts the trainer processes, whose own
+  torch import would compete with the pages for the cores. Outside a server (a test's AppTest) it imports
+  ``torch.optim`` after a quiet moment, and that is all.
 
 After each, in a server, what was imported is frozen out of the garbage collector's reach
 (``freeze_imports``).
@@ -62,11 +64,12 @@ def _preload() -> None:
 
 def _warm_up() -> None:
     torch = _single_threaded_torch()
-    wait_quiet()
-    torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     if "preload" in _started:  # a server (not a test's AppTest)
         _server_warm_up()
         freeze_imports()  # its imports are done now
+    else:
+        wait_quiet()
+        torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
 
 
 def _server_warm_up() -> None:
@@ -75,14 +78,16 @@ def _server_warm_up() -> None:
     from . import xray_runs
     from .trainers import TRAINERS
 
-    wait_quiet()
-    TRAINERS.start()  # they import and warm up in processes of their own; runs train here until they are ready
-    # between steps, lesson 4's runs wait while a page's script runs, unless that page waits for them
+    # Lesson 4's runs at once, between the pages opened meanwhile: between steps they wait while a page's script
+    # runs, unless that page waits for them. (The first imports torch.optim: over a second, which the first
+    # Train click would otherwise pay.)
     give_way_while(giving_way(lambda: not xray_runs.someone_waits()))
     try:
-        xray_runs.warm(before_each=wait_quiet)
+        xray_runs.warm(before_each=lambda: wait_quiet(quiet=0.0))
     finally:
         give_way_while(None)
+    wait_quiet()
+    TRAINERS.start()  # they import and warm up in processes of their own; runs train here until they are ready
 
 
 QUIET = 1.0  # seconds with no script run before the warm-up's next part

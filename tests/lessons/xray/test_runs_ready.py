@@ -38,17 +38,22 @@ def test_after_the_warm_up_the_page_at_its_defaults_trains_nothing(app):
     assert misses() == before
 
 
-def test_a_servers_warm_up_computes_them_each_after_a_quiet_moment(monkeypatch):
+def test_a_servers_warm_up_computes_them_first_giving_way_then_starts_the_trainers(monkeypatch):
+    """Lesson 4's runs and panels at once after the first page (between the pages opened meanwhile: each part
+    once no script runs, and their steps give way to pages), then the trainers after a quiet moment."""
     calls = []
-    monkeypatch.setattr(boot, "wait_quiet", lambda: calls.append("quiet"))
+    monkeypatch.setattr(boot, "wait_quiet", lambda quiet=boot.QUIET: calls.append(f"quiet {quiet:g}"))
     monkeypatch.setattr(boot, "freeze_imports", lambda: 0)
     monkeypatch.setattr("studio.trainers.TRAINERS.start", lambda: calls.append("trainers"))
+    monkeypatch.setattr("autodiff_core.stopping.give_way_while",
+                        lambda busy: calls.append("give way" if busy else "go on"))
     for f in CACHED:
         monkeypatch.setattr(xray_runs, f.__name__, lambda *args, name=f.__name__: calls.append(name))
     monkeypatch.setattr(boot, "_started", {"preload", "warm-up"})
     boot._warm_up()
-    assert calls == ["quiet", "quiet", "trainers", "quiet", "zero_grad_panels", "quiet", "relu_panels", "quiet",
-                     "sgd_panels", "quiet", "zero_grad_panels", "quiet", "ctx_traces", "gradcheck_lab"]
+    assert calls == ["give way", "quiet 0", "zero_grad_panels", "quiet 0", "relu_panels", "quiet 0", "sgd_panels",
+                     "quiet 0", "zero_grad_panels", "quiet 0", "ctx_traces", "gradcheck_lab", "go on", "quiet 1",
+                     "trainers"]
 
 
 def test_the_panels_are_the_figures_own():
