@@ -11,9 +11,10 @@ Two background threads, each started at most once per process:
   visit the slowest page, at once: each part begins when no page's script runs, and between steps the runs
   give way to any page's script run, unless that page waits for them (``giving_way``). The first of them
   imports ``torch.optim`` (about 800 modules, over a second holding the GIL), which the first Train click
-  would otherwise pay. Then, after a quiet moment (``wait_quiet``), it starts the trainer processes, whose own
-  torch import would compete with the pages for the cores. Outside a server (a test's AppTest) it imports
-  ``torch.optim`` after a quiet moment, and that is all.
+  would otherwise pay. Then, after a lull of ``QUIET_TRAINERS`` seconds without a script run (``wait_quiet``;
+  20 s at most), it starts the trainer processes, whose own torch import takes a core for over a second from
+  the pages; the first run that wants one starts them sooner (``studio.trainers``). Outside a server (a
+  test's AppTest) it imports ``torch.optim`` after a quiet moment, and that is all.
 
 After each, in a server, what was imported is frozen out of the garbage collector's reach
 (``freeze_imports``).
@@ -78,6 +79,7 @@ def _server_warm_up() -> None:
     from . import xray_runs
     from .trainers import TRAINERS
 
+    TRAINERS.on_demand = True  # a run that wants a trainer before the lull starts them
     # Lesson 4's runs at once, between the pages opened meanwhile: between steps they wait while a page's script
     # runs, unless that page waits for them. (The first imports torch.optim: over a second, which the first
     # Train click would otherwise pay.)
@@ -86,11 +88,12 @@ def _server_warm_up() -> None:
         xray_runs.warm(before_each=lambda: wait_quiet(quiet=0.0))
     finally:
         give_way_while(None)
-    wait_quiet()
+    wait_quiet(quiet=QUIET_TRAINERS)
     TRAINERS.start()  # they import and warm up in processes of their own; runs train here until they are ready
 
 
 QUIET = 1.0  # seconds with no script run before the warm-up's next part
+QUIET_TRAINERS = 3.0  # before the trainers start: their torch import takes a core for over a second
 QUIET_AT_MOST = 20.0  # and the longest it waits for them: a busy class still gets its trainers
 LONG_RUN = 10.0  # a script run that began longer ago than this and has not ended no longer holds it back
 _scripts = {"began": 0.0, "ended": 0.0}  # time.monotonic() of the latest script run's start and end

@@ -123,11 +123,14 @@ class Trainers:
         self.trainers: list[Trainer] = []
         self.lock = threading.Lock()
         self.closing = False
+        self.asked = False  # start() has been called: the warm-up's, or the first run that wanted a trainer
+        self.on_demand = False  # a server's: the first run that wants a trainer starts them (studio.boot)
 
     def start(self, n: int | None = None) -> int:
         """Start trainers up to ``n`` (``wanted()`` by default), one process for all of them; returns how many
         there are."""
         with self.lock:
+            self.asked = True
             more = (wanted() if n is None else n) - len(self.trainers)
             if more > 0:
                 try:
@@ -139,9 +142,12 @@ class Trainers:
             return len(self.trainers)
 
     def take(self, run: Any) -> Trainer | None:
-        """Hand ``run`` to the least busy ready process; None when none is ready (the run trains in the server)."""
+        """Hand ``run`` to the least busy ready process; None when none is ready (the run trains in the server).
+        In a server, the first run that finds them not started yet starts them (the warm-up waits for a lull)."""
         ready = [t for t in self.trainers if t.ready.is_set()]
         if not ready:
+            if self.on_demand and not self.asked and not self.closing:
+                self.start()
             return None
         try:  # what cannot be pickled (a lambda) trains in the server
             message = pickle.dumps(("start", run.run_id, run.stream, run.step_of, run.speed, run.lead))

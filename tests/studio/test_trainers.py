@@ -161,3 +161,17 @@ def test_studio_trainers_sets_how_many_processes_a_server_starts(monkeypatch):
     assert trainers.wanted() == 0 and trainers.Trainers().start() == 0
     monkeypatch.setenv("STUDIO_TRAINERS", "three")
     assert trainers.wanted() == len(os.sched_getaffinity(0))
+
+
+def test_in_a_server_the_first_run_that_wants_a_trainer_starts_them(monkeypatch):
+    """A server's warm-up starts its trainers after a lull; a run before that starts them at once, and trains in
+    the server meanwhile. Outside a server (a test's AppTest) no run starts a process."""
+    started = []
+    idle = trainers.Trainers()
+    monkeypatch.setattr(idle, "start", lambda n=None: started.append(n) or 0)
+    run = lesson3(LogisticConfig())
+    assert idle.take(run) is None and started == []  # not a server: nothing starts
+    idle.on_demand = True
+    assert idle.take(run) is None and started == [None]  # trains here; the trainers are on their way
+    idle.asked = True
+    assert idle.take(run) is None and started == [None]  # asked once is enough

@@ -45,6 +45,7 @@ def test_a_servers_warm_up_computes_them_first_giving_way_then_starts_the_traine
     monkeypatch.setattr(boot, "wait_quiet", lambda quiet=boot.QUIET: calls.append(f"quiet {quiet:g}"))
     monkeypatch.setattr(boot, "freeze_imports", lambda: 0)
     monkeypatch.setattr("studio.trainers.TRAINERS.start", lambda: calls.append("trainers"))
+    monkeypatch.setattr("studio.trainers.TRAINERS.on_demand", False)  # set again by the warm-up, undone after
     monkeypatch.setattr("autodiff_core.stopping.give_way_while",
                         lambda busy: calls.append("give way" if busy else "go on"))
     for f in CACHED:
@@ -52,7 +53,7 @@ def test_a_servers_warm_up_computes_them_first_giving_way_then_starts_the_traine
     monkeypatch.setattr(boot, "_started", {"preload", "warm-up"})
     boot._warm_up()
     assert calls == ["give way", "quiet 0", "zero_grad_panels", "quiet 0", "relu_panels", "quiet 0", "sgd_panels",
-                     "quiet 0", "zero_grad_panels", "quiet 0", "ctx_traces", "gradcheck_lab", "go on", "quiet 1",
+                     "quiet 0", "zero_grad_panels", "quiet 0", "ctx_traces", "gradcheck_lab", "go on", "quiet 3",
                      "trainers"]
 
 
