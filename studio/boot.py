@@ -30,6 +30,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from . import server_loop
+
 _started: set[str] = set()
 _lock = threading.Lock()
 
@@ -189,34 +191,6 @@ def warm_up() -> bool:
     return _once("warm-up", _warm_up)
 
 
-
-_server_loop: asyncio.AbstractEventLoop | None = None  # the loop the server answers requests on
-
-
-def prune_idle_threads() -> bool:
-    """Let the server's pool of threads for plain (sync) routes, the live feed's, shrink back to one.
-
-    AnyIO starts a thread for each request that finds none free, and ends a thread idle for 10 s only
-    when the next such request comes: after a class of 30 had left, 19 idle threads kept their stacks
-    (bench/classroom.py). One no-op request from here ends them. Called from any thread, once the class
-    has gone quiet (``studio.reaper.reap``); True when asked."""
-    loop = _server_loop
-    if loop is None or loop.is_closed():
-        return False
-
-    async def one_request() -> None:  # as a sync route's request is run (Starlette, through AnyIO)
-        from starlette.concurrency import run_in_threadpool
-
-        await run_in_threadpool(_nothing)
-
-    asyncio.run_coroutine_threadsafe(one_request(), loop)
-    return True
-
-
-def _nothing() -> None:
-    return None
-
-
 class PreloadOnFirstRequest:
     """ASGI middleware for ``st.App``: the server's first request (a health check, or the browser opening
     the app) starts ``preload()`` and notes the server's event loop; every request passes through unchanged."""
@@ -226,9 +200,8 @@ class PreloadOnFirstRequest:
         self.started = False
 
     async def __call__(self, scope, receive, send) -> None:
-        global _server_loop
         if not self.started and scope["type"] in ("http", "websocket"):
             self.started = True
-            _server_loop = asyncio.get_running_loop()
+            server_loop.remember(asyncio.get_running_loop())
             preload()
         await self.app(scope, receive, send)

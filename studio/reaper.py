@@ -19,7 +19,7 @@ from typing import Any
 
 from streamlit.runtime import Runtime
 
-from . import boot
+from . import server_loop
 from .process import process_wide
 
 log = logging.getLogger(__name__)
@@ -133,7 +133,7 @@ def _session_count() -> int | None:
 
 
 def _prune_idle_threads() -> None:
-    boot.prune_idle_threads()
+    server_loop.prune_idle_threads()
 
 
 def trim_heap() -> None:

@@ -34,7 +34,10 @@ MEASURE = """() => {
   const graphs = [...document.querySelectorAll('[data-testid="stGraphVizChart"] svg')].map(svg => {
     const scale = svg.getScreenCTM().a;
     return [...svg.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * scale); });
-  return {content, plots, graphs, sidebar: sidebar ? sidebar.getBoundingClientRect().width : 0};
+  const toggle = [...document.querySelectorAll('[data-testid="stCheckbox"], [data-testid="stToggle"]')]
+    .find(t => t.textContent.includes('Presenter view'));
+  return {content, plots, graphs, sidebar: sidebar ? sidebar.getBoundingClientRect().width : 0,
+          url: location.href, presenting: toggle ? toggle.querySelector('input')?.checked : null};
 }"""
 
 
@@ -176,7 +179,8 @@ def test_presenter_view_at_720p(server, browser, lesson, path):
     page.wait_for_timeout(500)
     m = page.evaluate(MEASURE)
     page.screenshot(path=str(DOCS / f"presenter-lesson{lesson}.png"))
-    assert m["sidebar"] < 50  # collapsed
+    assert m["presenting"] is True and "present=1" in m["url"], m["url"]
+    assert m["sidebar"] < 50, {k: m[k] for k in ("sidebar", "url", "presenting")}  # collapsed
     if path == "xray":
         sizes = [s for g in m["graphs"] for s in g]
         assert sizes and min(sizes) >= 14, sizes

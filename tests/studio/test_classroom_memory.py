@@ -12,7 +12,7 @@ import weakref
 
 from starlette.concurrency import run_in_threadpool
 
-from studio import boot, reaper
+from studio import boot, reaper, server_loop
 
 
 def workers() -> list[threading.Thread]:
@@ -42,8 +42,8 @@ def test_idle_feed_threads_end_once_the_class_has_gone(monkeypatch):
         assert len(workers()) - before == 8
         for worker in workers():  # as if the class had left AnyIO's 10 s ago
             worker.idle_since -= 60
-        monkeypatch.setattr(boot, "_server_loop", loop)
-        assert boot.prune_idle_threads()
+        monkeypatch.setattr(server_loop, "_loop", loop)
+        assert server_loop.prune_idle_threads()
         deadline = time.monotonic() + 5
         while len(workers()) - before > 1 and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -54,13 +54,13 @@ def test_idle_feed_threads_end_once_the_class_has_gone(monkeypatch):
 
 
 def test_no_server_loop_nothing_to_prune(monkeypatch):
-    monkeypatch.setattr(boot, "_server_loop", None)
-    assert boot.prune_idle_threads() is False
+    monkeypatch.setattr(server_loop, "_loop", None)
+    assert server_loop.prune_idle_threads() is False
 
 
 def test_the_reaper_prunes_threads_when_it_collects_a_closed_class(monkeypatch):
     calls = []
-    monkeypatch.setattr(boot, "prune_idle_threads", lambda: calls.append("prune") or True)
+    monkeypatch.setattr(server_loop, "prune_idle_threads", lambda: calls.append("prune") or True)
     monkeypatch.setattr(reaper, "trim_heap", lambda: calls.append("trim"))
     monkeypatch.setattr(reaper, "_collect_due", True)
     monkeypatch.setattr(reaper, "_last_collect", 0.0)
