@@ -21,9 +21,10 @@ def test_the_teacher_asks_a_student_answers_the_teacher_sees_it(server, browser)
     wait_idle(teacher)
     teacher.get_by_text("Ask the class before you train").click()
     expect(teacher.get_by_label("Question")).to_have_value(CHOICE_TEXT)  # ready-made in a lesson with runs
+    wait_idle(teacher)  # a click on a button that a run is redrawing can miss it
     teacher.get_by_role("button", name="Ask", exact=True).click()
     wait_idle(teacher)
-    expect(teacher.get_by_text("0 answered.")).to_be_visible()
+    expect(teacher.get_by_text("0 answered.")).to_be_visible(timeout=30_000)  # a loaded machine: beyond 5 s
 
     ada = open_page(browser.new_context(viewport={"width": 390, "height": 844}), f"{server}/?join={code}")
     join(ada, "Ada")
