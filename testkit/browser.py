@@ -113,10 +113,7 @@ def set_number(page, label: str, value) -> None:
 
 def set_speed(page, value: str) -> None:
     """Move the speed slider with the keyboard, as a student does: End for 'max', else Home then right-arrows,
-    each key once the script run of the one before has ended, until the address bar holds the speed.
-
-    Keys pressed while a run redraws the page went elsewhere: a number input got Home (its minimum), and a
-    two-layer run trained a net of D_in 1 and H 1."""
+    each key once the script run of the one before has ended, until the address bar holds the speed."""
     from studio.lessons import SPEEDS
 
     slider = page.get_by_role("slider", name=re.compile(r"^Speed"))
