@@ -36,6 +36,7 @@ from studio.room import board
 from studio.room.follow import following, fork_point, view
 from studio.runner import LiveRun
 from studio.sidebar import current_settings
+from studio.state import drawn_at
 from studio.weight_editor import CLICKABLE, weight_editor
 from studio.words import graph_words
 
@@ -196,7 +197,8 @@ if ended is not None and not ended.running and ended.status == "error" and idle_
     st.error(ended.message)
 # A toggle, not an expander: the replay gets the page's whole width (a phone has none to spare), and it
 # is built only when asked for.
-if run is None and len(history) > 2 and st.toggle("Replay the run as an animation", key="pg_replay_on"):
+if run is None and len(history) > 2 and st.toggle("Replay the run as an animation", key="pg_replay_on",
+                                                        **drawn_at("toggle", "pg_replay_on")):
     quiet_interrupted_animations()
     replay = discretized(history, len(history), classes) if discretize else history
     plot(playground_replay_figure(replay, pg.extent, pg.config.grid, train, test, curve=curve_shown,

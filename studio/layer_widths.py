@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .state import drawn_at
+
 KEY = "pg_hidden"
 DEPTH_KEY = "pg_layers"  # the "Hidden layers" widget (also what links made before per-layer widths held)
 
@@ -29,9 +31,11 @@ def layer_widths(max_depth: int, max_width: int) -> tuple[int, ...]:
     # widths in px: Streamlit hides a number input's -/+ when it is under 120 px wide
     with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
         st.number_input("Hidden layers", 1, max_depth, key=DEPTH_KEY, on_change=_depth_changed, width=136,
+                        **drawn_at("number_input", DEPTH_KEY, lo=1, hi=max_depth),
                         help=f"1 to {max_depth}. A new layer starts as wide as the one before it.")
         for layer in range(1, len(hidden) + 1):
             st.number_input(f"Layer {layer}", 1, max_width, key=width_key(layer), on_change=_width_changed,
+                            **drawn_at("number_input", width_key(layer), lo=1, hi=max_width),
                             args=(layer,), width=128, help=f"Neurons in hidden layer {layer} (1 to {max_width}).")
     return ss[KEY]
 

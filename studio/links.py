@@ -22,7 +22,7 @@ from typing import Any
 
 import streamlit as st
 
-from .state import init_state, put
+from .state import drawn_at, init_state, put
 
 ECHO = 40  # characters of a URL value that a message shows back
 MAX_TEXT = 200  # longest free-text value a link may set (longer ones fall back)
@@ -71,10 +71,12 @@ class Setting:
         if kind in ("number_input", "slider"):
             step = {} if self.step is None else {"step": self.step}
             fmt = {} if self.fmt is None else {"format": self.fmt}
-            return getattr(where, kind)(self.label, self.lo, self.hi, **step, **fmt, **kw)
+            return getattr(where, kind)(self.label, self.lo, self.hi,
+                                        **{**step, **fmt, **drawn_at(kind, self.key, lo=self.lo, hi=self.hi), **kw})
         if kind in ("selectbox", "select_slider", "radio"):
-            return getattr(where, kind)(self.label, self.options(), **kw)
-        return getattr(where, kind)(self.label, **kw)
+            options = self.options()
+            return getattr(where, kind)(self.label, options, **{**drawn_at(kind, self.key, options=options), **kw})
+        return getattr(where, kind)(self.label, **{**drawn_at(kind, self.key), **kw})
 
     def parse(self, text: str) -> tuple[Any, str]:
         """``(value, "")`` or ``(None, why)``: why the text is not a value of this setting (``(None, "")``: the
@@ -286,7 +288,8 @@ def preset_picker(lesson: str, settings: list[Setting], presets: dict[str, dict]
     """The Preset box; ``fold``: the key of the expander that holds it, closed once a preset is chosen."""
     key = f"{lesson}_preset"
     st.session_state[key] = matching_preset(settings, presets, current_values(settings))
-    st.selectbox("Preset", list(presets), index=None, key=key, placeholder="Your own settings",
+    st.selectbox("Preset", list(presets), key=key, placeholder="Your own settings",
+                 **{"index": None, **drawn_at("selectbox", key, options=list(presets))},
                  on_change=_apply_preset, args=(key, settings, presets, fold),
                  help="Named settings a teacher can pick and share: the address bar then holds them all.")
 

@@ -16,6 +16,7 @@ from autodiff_core.figures.theme import PRESENT_FONT, PRESENT_TITLE, present_lay
 
 from .feed import PLAIN
 from .links import Setting
+from .state import drawn_at
 
 KEY = "present"
 PLOT_HEIGHT = 430  # a live chart that starts under the title and the controls still ends above 720 px
@@ -76,8 +77,9 @@ def presenter_toggle() -> None:
     if KEY not in ss:
         ss[KEY] = presenting()
     with st.sidebar:
-        st.toggle("Presenter view", key=KEY, help="Big text, a chart that fills the projector, settings folded "
-                                                 "away. A link with ?present=1 opens in it.")
+        st.toggle("Presenter view", key=KEY, **drawn_at("toggle", KEY),
+                  help="Big text, a chart that fills the projector, settings folded away. A link with ?present=1 "
+                       "opens in it.")
     if ss[KEY]:
         st.html(_CSS)
         if st.query_params.get(KEY) != "1":

@@ -18,7 +18,7 @@ from autodiff_core.devices import DeviceUnavailableError, resolve_device
 from .links import ECHO, Setting, echo
 from .presenter import presenting
 from .room.panel import class_box, show_code_if_asked
-from .state import init_state
+from .state import drawn_at, init_state
 
 
 @dataclass(frozen=True)
@@ -125,14 +125,17 @@ def sidebar() -> Settings:
     with st.sidebar:
         st.subheader("Run settings")
         st.selectbox("Device", list(devices), format_func=devices.get, key="device",
+                     **drawn_at("selectbox", "device", options=list(devices)),
                      help="Where tensors live and training runs.")
         if len(devices) == 1:
             st.caption("No GPU was found on this machine, so everything runs on the CPU.")
         st.radio("dtype", list(DTYPES), key="dtype", horizontal=True,
+                 **drawn_at("radio", "dtype", options=list(DTYPES)),
                  help="float64 is what gradcheck needs; float32 is what training usually uses.")
-        st.toggle("Tutorial seeds (42 and 10)", key="seed_tutorial",
+        st.toggle("Tutorial seeds (42 and 10)", key="seed_tutorial", **drawn_at("toggle", "seed_tutorial"),
                   help="On: each lesson uses the tutorial's seed. Off: every lesson uses the seed below.")
         st.number_input("Seed", min_value=0, max_value=SEED_MAX, step=1, key="seed_value",
+                        **drawn_at("number_input", "seed_value", lo=0, hi=SEED_MAX),
                         disabled=st.session_state["seed_tutorial"])
         if not presenting():
             _draw_notes(notes)

@@ -19,6 +19,7 @@ from autodiff_core.figures.network import output_name
 from autodiff_core.playground import Playground
 
 from .playground_session import PlaygroundSession
+from .state import drawn_at
 
 LAYER, SOURCE, TARGET, VALUE = "pg_edit_layer", "pg_edit_from", "pg_edit_to", "pg_edit_value"
 BIAS = -1  # the "From" choice that means the target neuron's bias
@@ -80,14 +81,19 @@ def weight_editor(session: PlaygroundSession, *, disabled: bool = False) -> None
                "diagram follow; Play and Step continue from it, and Reset brings back the initial weights.")
     with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
         st.selectbox("Link", layers, key=LAYER, disabled=disabled, width=200,
+                     **drawn_at("selectbox", LAYER, options=layers),
                      format_func=lambda c: f"{column_name(pg, c)} → {column_name(pg, c + 1)}")
-        st.selectbox("From", [*range(weight.shape[1]), BIAS], key=SOURCE, disabled=disabled, width=140,
+        sources, targets = [*range(weight.shape[1]), BIAS], list(range(weight.shape[0]))
+        st.selectbox("From", sources, key=SOURCE, disabled=disabled, width=140,
+                     **drawn_at("selectbox", SOURCE, options=sources),
                      format_func=lambda i: "bias" if i == BIAS else neuron_name(pg, layer, i),
                      help="A neuron of the left column, or the bias of the neuron it goes to.")
-        st.selectbox("To", list(range(weight.shape[0])), key=TARGET, disabled=disabled, width=140,
+        st.selectbox("To", targets, key=TARGET, disabled=disabled, width=140,
+                     **drawn_at("selectbox", TARGET, options=targets),
                      format_func=lambda j: neuron_name(pg, layer + 1, j))
         st.number_input("Bias" if ss[SOURCE] == BIAS else "Weight", -LIMIT, LIMIT, step=0.1, format="%.3f",
                         key=VALUE, disabled=disabled, width=160, on_change=_edit, args=(session,),
+                        **drawn_at("number_input", VALUE, lo=-LIMIT, hi=LIMIT),
                         help="Type a value and press Enter: the model takes it at once.")
 
 

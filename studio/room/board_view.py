@@ -12,6 +12,7 @@ from autodiff_core.figures.board import board_scatter
 from ..charts import plot
 from ..links import echo
 from ..presenter import presenting
+from ..state import drawn_at
 from . import panel
 from .board import (
     NAMES,
@@ -126,7 +127,7 @@ def names_toggle(code: str, key: str) -> bool:
     room = panel.classes().room(code)
     shown = room is not None and room.names_shown  # None: the class was deleted since this run began
     st.session_state[NAMES_KEY] = shown  # the class's, which another tab of the teacher's may have changed
-    st.toggle("Show nicknames", key=NAMES_KEY, on_change=_show_names, args=(code, key),
+    st.toggle("Show nicknames", key=NAMES_KEY, on_change=_show_names, args=(code, key), **drawn_at("toggle", NAMES_KEY),
               help="Hidden until you show them: each point and row then says who sent it.")
     return shown
 

@@ -21,6 +21,7 @@ from ..charts import plot
 from ..links import plain
 from ..live_view import current_run
 from ..presenter import presenting
+from ..state import drawn_at
 from . import panel
 from .classes import MAX_QUESTION, ClassError, Question
 from .outcome import STALL, judge, outcome_of  # noqa: F401 - what happened is the question's too
@@ -87,10 +88,11 @@ def _ask_form(lesson: str, held: tuple[str, str]) -> None:
     ss, ready = st.session_state, lessons.lesson(lesson).config is not None  # a lesson with runs
     with st.expander("Ask the class before you train", expanded=False):
         kind = st.radio("The answer is", KINDS, key="ask_kind", horizontal=True, on_change=_kind_changed,
+                        **drawn_at("radio", "ask_kind", options=list(KINDS)),
                         args=(ready,))
         if "ask_text" not in ss:
             ss["ask_text"] = _ready_text(kind, ready)
-        st.text_input("Question", key="ask_text", max_chars=MAX_QUESTION)
+        st.text_input("Question", key="ask_text", max_chars=MAX_QUESTION, **drawn_at("text_input", "ask_text"))
         if kind == KINDS[0]:
             if "ask_choices" not in ss:
                 ss["ask_choices"] = "\n".join(READY.values()) if ready else ""

@@ -69,10 +69,10 @@ def test_custom_function_lesson(server, context):
 
 
 def test_two_layer_lesson(server, context):
-    # The settings come in a link, every one of them, as a shared run's do. Opened with only some of them, after
-    # other browser modules had run, the page once drew D_in and H at their minimum, 1 (not explained yet).
-    page = open_page(context, f"{server}/two_layer?tl_N=64&tl_D_in=1000&tl_H=100&tl_D_out=10&tl_lr=1e-06"
-                               "&tl_steps=60&tl_activation=ReLU&two_layer_speed=max")
+    # A link with only some of the settings: the rest are the lesson's. On a slow first script run (after other
+    # browser modules) the page drew D_in and H at Streamlit's default, their minimum 1, until every widget was
+    # drawn with its value as its default (studio.state.drawn_at; tests/studio/test_widget_defaults.py).
+    page = open_page(context, f"{server}/two_layer?tl_steps=60&two_layer_speed=max")
     assert page.get_by_label("D_in", exact=True).input_value() == "1000"
     assert page.get_by_label("H (hidden)", exact=True).input_value() == "100"
     page.get_by_role("button", name="Train").click()
