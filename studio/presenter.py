@@ -33,6 +33,9 @@ _CSS = """<style>
 [data-testid="stToolbar"] { align-items: center !important; }
 [data-testid="stToolbar"] > div { height: 100% !important; align-items: center !important; }
 [data-testid="stGraphVizChart"] svg text { font-size: 14px !important; }  /* 14 units: about 18.7 px on screen */
+/* Streamlit shrinks a graph to its wrapper's width; once (a full test run) that wrapper was narrower than the page
+   and lesson 4's graph drew at 0.68 of its size, its text 12.8 px: on the projector only the screen bounds it */
+[data-testid="stGraphVizChart"] svg { max-width: calc(100vw - 3rem) !important; }
 .studio-live .studio-status { font-size: 1.15rem !important; }
 .studio-live .studio-caption { font-size: 1.45rem !important; }
 .studio-live .studio-metric span { font-size: 1.1rem !important; }

@@ -198,6 +198,18 @@ def test_presenter_view_at_720p(server, browser, lesson, path):
     context.close()
 
 
+def test_the_presenter_graph_keeps_its_size_in_a_narrow_wrapper(server, browser):
+    """Streamlit shrinks a graph to fit its wrapper: once, in a full run of this suite, lesson 4's wrapper was
+    narrower than the page and the graph's text measured 12.8 px. The presenter view bounds it by the screen."""
+    context = browser.new_context(viewport=PRESENTER)
+    page = open_page(context, f"{server}/xray?present=1")
+    page.locator('[data-testid="stGraphVizChart"] svg').first.wait_for(timeout=30_000)
+    page.evaluate("""() => { const chart = document.querySelector('[data-testid="stGraphVizChart"]');
+                             chart.style.width = '300px'; chart.parentElement.style.width = '300px'; }""")
+    sizes = [s for g in page.evaluate(MEASURE)["graphs"] for s in g]
+    assert sizes and min(sizes) >= 14, sizes
+    context.close()
+
 def png_size(data: bytes) -> tuple[int, int]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     return struct.unpack(">II", data[16:24])
