@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import numpy
 import torch
 
 from .devices import resolve_device, resolve_dtype
@@ -134,25 +135,32 @@ class LossAndNorms:
 
     Squared norms as BLAS dot products: a third of the cost of ``Tensor.norm`` here. The flat views are made
     once: the update and the zeroing change the weights and their gradients in place, so each view keeps
-    reading its own tensor (a gradient autograd replaces gets a new view). On the CPU each number is read on
-    its own, which costs less than gathering them; on an accelerator they come back in one host sync.
+    reading its own tensor (a gradient autograd replaces gets a new view). On the CPU the views are NumPy
+    arrays over the tensors' memory: ``numpy.dot`` is the same BLAS call without PyTorch's dispatch, which was
+    most of the cost (about 45 µs a step against 15, on the tutorial's sizes). On an accelerator the numbers
+    come back in one host sync.
     """
 
     def __init__(self, w1: torch.Tensor, w2: torch.Tensor) -> None:
         self.weights = (w1, w2)
-        self.flat = [w.detach().view(-1) for w in self.weights] + [None, None]
+        self.on_host = w1.device.type == "cpu" and w1.dtype in (torch.float32, torch.float64)
+        self.flat = [self._view(w) for w in self.weights] + [None, None]
         self.grads: list[torch.Tensor | None] = [None, None]
-        self.one_sync = w1.device.type != "cpu"
+
+    def _view(self, tensor: torch.Tensor):
+        flat = tensor.detach().view(-1)
+        return flat.numpy() if self.on_host else flat
 
     def __call__(self, loss: torch.Tensor) -> list[float]:
         for i, w in enumerate(self.weights):
             if w.grad is not self.grads[i]:
                 self.grads[i] = w.grad
-                self.flat[2 + i] = w.grad.view(-1)
-        if self.one_sync:
-            squares = torch.stack([loss.detach(), *(torch.dot(v, v) for v in self.flat)]).tolist()
-            return [squares[0], *(math.sqrt(s) for s in squares[1:])]
-        return [loss.item(), *(math.sqrt(torch.dot(v, v).item()) for v in self.flat)]
+                self.flat[2 + i] = self._view(w.grad)
+        if self.on_host:
+            with numpy.errstate(over="ignore", invalid="ignore"):  # a diverging run's inf and nan are its data
+                return [loss.item(), *(math.sqrt(float(v.dot(v))) for v in self.flat)]
+        squares = torch.stack([loss.detach(), *(torch.dot(v, v) for v in self.flat)]).tolist()
+        return [squares[0], *(math.sqrt(s) for s in squares[1:])]
 
 
 def _snapshot(step: int, stats: list[float], lr: float, first: list[float]) -> TwoLayerSnapshot:
