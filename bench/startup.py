@@ -142,6 +142,7 @@ def steps(context, url: str, n: int = 3) -> float:
     page = context.pages[-1]
     took = []
     for _ in range(n):
+        wait_idle(page)  # a click while a run redraws the page can be lost (once: no run came in 60 s)
         ended = page.evaluate("() => window.__studioIdle.length")
         t0 = page.get_by_role("button", name="Step", exact=True).evaluate(CLICK_JS)
         page.wait_for_function(f"() => window.__studioIdle.length > {ended}", timeout=60_000)
