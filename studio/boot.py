@@ -55,14 +55,26 @@ def _single_threaded_torch():
     return torch
 
 
+# What every page's script run imports first (app.py's own imports): loaded with the engine, while the browser loads
+# Streamlit, so that the first page's run does not (0.3 s here once torch is in).
+SHELL = ("studio.lessons", "studio.offline_notice", "studio.page", "studio.presenter", "studio.room.board",
+         "studio.room.follow", "studio.session_functions", "studio.sidebar", "studio.state", "studio.room.panel")
+
+
 def _preload() -> None:
     _single_threaded_torch()
+    import importlib
+
     import autodiff_core  # noqa: F401
 
     from .assets import plotly_js_gzip
 
+    for name in SHELL:
+        importlib.import_module(name)
     plotly_js_gzip()  # compressed here, not in the event loop when the first lesson asks for it
-    freeze_imports()
+    # What was imported, out of the cyclic collector's reach, without a collection first (0.1 s holding the GIL,
+    # often while the first page runs): the warm-up's freeze_imports() collects, and freezes what came after.
+    gc.freeze()
 
 
 def _warm_up() -> None:

@@ -155,3 +155,21 @@ def test_the_servers_first_request_starts_the_preload(monkeypatch):
     for kind in ("lifespan", "http", "websocket", "http"):
         asyncio.run(middleware({"type": kind}, None, None))
     assert calls == ["lifespan", "preload", "http", "websocket", "http"]
+
+
+def script_imports(path: Path, main_only: bool = False) -> set[str]:
+    """The ``studio`` modules a script imports (in app.py, those of its ``__main__`` branch: every page's run)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    if main_only:
+        [branch] = [n for n in tree.body if isinstance(n, ast.If) and "__main__" in ast.unparse(n.test)]
+        tree = ast.Module(body=branch.body, type_ignores=[])
+    return {n.module for n in ast.walk(tree)
+            if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("studio.")}
+
+
+def test_the_preload_imports_what_every_pages_first_run_imports():
+    """The server's preload loads app.py's own modules and the home page's with the engine, while the browser loads
+    Streamlit; the first page's script run then finds them loaded."""
+    wanted = script_imports(ROOT / "app.py", main_only=True) | script_imports(ROOT / "pages" / "home.py")
+    wanted.discard("studio.boot")  # the module that preloads
+    assert wanted and wanted <= set(boot.SHELL), wanted - set(boot.SHELL)
