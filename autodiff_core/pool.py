@@ -147,11 +147,18 @@ def warm_up() -> None:
         pass
 
 
+NICE = 10  # how much lower than the server's a trainer process's CPU priority is
+
+
 def main(fds: list[int]) -> None:
     import gc
     import os
     import signal
 
+    # Below the server: where the cores are short (the server's first pages while this imports torch, a teacher's
+    # browser on the same laptop, a class's clicks), pages come first and runs train in what is left. With cores
+    # to spare, it changes nothing.
+    os.nice(NICE)
     import torch
 
     torch.set_num_threads(1)  # one core a process: the server starts one process per core

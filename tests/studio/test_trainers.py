@@ -84,6 +84,13 @@ def test_full_speed_lesson2_runs_share_the_process_in_turns_and_each_is_the_engi
         assert run.view()[0] == list(train_two_layer(config))
 
 
+def test_a_trainer_process_runs_below_the_servers_cpu_priority(pool):
+    """Where cores are short (the server's first pages while the trainer imports torch), pages come first."""
+    from autodiff_core.pool import NICE
+
+    trainer = pool.trainers[0]
+    assert os.getpriority(os.PRIO_PROCESS, trainer.pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICE) > 0
+
 def test_a_run_that_diverges_in_the_trainer_ends_diverged_with_its_sentence():
     config = TwoLayerConfig(learning_rate=1e3, steps=50)
     run = LiveRun("two_layer", config, partial(train_two_layer, config), attrgetter("step")).start()
