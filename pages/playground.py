@@ -97,14 +97,14 @@ session.settle()
 pg = session.model
 if backward_problem(config.activation):
     st.warning(backward_problem(config.activation))
-if config.hidden and min(config.hidden) == 1:
-    st.info("A layer of 1 neuron squeezes everything through one number: the boundary can barely bend.")
-if config.noise == 0:
-    st.info("Noise 0: the points follow their recipe exactly, so a test "
-            f"{score_name(config.regression)} of 100% is possible.")
-elif not presenter.presenting() and (note := label_noise_note(config.dataset, (pg.points_train, pg.y_train),
-                                                              (pg.points_test, pg.y_test))):
-    st.caption(note)  # why train and test losses differ so: the flipped labels are not shared out evenly
+if not presenter.presenting():  # what the settings mean for the run: in the presenter view the teacher says it
+    if config.hidden and min(config.hidden) == 1:
+        st.info("A layer of 1 neuron squeezes everything through one number: the boundary can barely bend.")
+    if config.noise == 0:
+        st.info("Noise 0: the points follow their recipe exactly, so a test "
+                f"{score_name(config.regression)} of 100% is possible.")
+    elif note := label_noise_note(config.dataset, (pg.points_train, pg.y_train), (pg.points_test, pg.y_test)):
+        st.caption(note)  # why train and test losses differ so: the flipped labels are not shared out evenly
 
 if following("playground"):
     view("playground")  # the teacher's run, in place of the student's own: the page ends there

@@ -31,3 +31,12 @@ def test_without_the_presenter_view_they_stay_in_the_sidebar(new_app):
     at = open_app(new_app, "logistic", q(seed="abc", lr_lr="abc"))
     assert [w.value[:4] for w in at.sidebar.warning] == ["seed"]
     assert [w.value[:8] for w in at.main.warning] == ["Learning"]
+
+
+def test_lesson_5s_notes_on_the_settings_are_the_teachers_to_say_in_the_presenter_view(new_app):
+    """A layer of 1 neuron, noise 0: the page says what they mean; the presenter view leaves the room to the chart."""
+    link = q(pg_noise="0", pg_hidden="1")
+    notes = [i.value for i in open_app(new_app, "playground", link).main.info]
+    assert any(n.startswith("Noise 0") for n in notes) and any(n.startswith("A layer of 1 neuron") for n in notes)
+    at = open_app(new_app, "playground", link + "&" + q(present="1"))
+    assert not at.main.info and not at.exception
