@@ -8,6 +8,13 @@ image before committing it.
     python scripts/screenshots.py          # every lesson
     python scripts/screenshots.py 3 5      # lessons 3 and 5 only
     python scripts/screenshots.py --out artifacts 2    # a trial, leaving docs/ alone
+
+A teacher's walk: ``--view 1280x720``, ``--view 390x844`` (a phone) or ``--view presenter`` (1280x720 with
+``?present=1``) opens the home page, every lesson and the class board at that size, does the same, and writes two
+images of each into ``--out`` (default artifacts/walk): ``<view>-<page>.png``, the screen as it shows after the
+action, and ``<view>-<page>-full.png``, the whole page.
+
+    python scripts/screenshots.py --view 390x844
 """
 
 from __future__ import annotations
@@ -25,7 +32,6 @@ from testkit.browser import (  # noqa: E402
     launch,
     open_page,
     play_then_pause,
-    set_number,
     set_speed,
     streamlit_server,
     wait_idle,
@@ -61,8 +67,7 @@ def lesson2(page) -> str:
 
 def lesson3(page) -> str:
     # The tutorial's clusters are apart: accuracy passes 99% at iteration 20 and the run stops there. Closer
-    # clusters overlap, so the run goes on and the boundary can be seen settling between them.
-    set_number(page, "Cluster mean (±)", 1.0)
+    # clusters overlap (the link's mean 1.0), so the run goes on and the boundary can be seen settling between them.
     train(page, "logistic", "Finished")
     page.get_by_text("▶ Play").first.wait_for(timeout=60_000)  # the replay
     return ".js-plotly-plot"
@@ -118,7 +123,7 @@ def lesson8(page) -> str:
 LESSONS = {  # number: (file name, link, what to do, returning the selector whose last match ends the image)
     1: ("lesson1-custom-function.png", "/custom_function", lesson1),
     2: ("lesson2-two-layer.png", "/two_layer", lesson2),
-    3: ("lesson3-logistic.png", "/logistic", lesson3),
+    3: ("lesson3-logistic.png", "/logistic?lr_mean=1.0", lesson3),
     4: ("lesson4-xray.png", "/xray", lesson4),
     5: ("lesson5-playground.png", "/playground?preset=spirals-need-depth", lesson5),
     6: ("lesson6-write-function.png", "/write_function", lesson6),
@@ -127,26 +132,47 @@ LESSONS = {  # number: (file name, link, what to do, returning the selector whos
 }
 
 
+def home(page) -> str:
+    return '[data-testid="stMainBlockContainer"] [data-testid="stElementContainer"]'
+
+
+def board(page) -> str:
+    return '[data-testid="stMainBlockContainer"] [data-testid="stElementContainer"]'
+
+
+WALK = {0: ("home.png", "/", home), **LESSONS, 9: ("board.png", "/board", board)}  # --view: every page
+VIEWS = {"1280x720": {"width": 1280, "height": 720}, "390x844": {"width": 390, "height": 844},
+         "presenter": {"width": 1280, "height": 720}}
+
+
 BOTTOM_JS = """([selector, count]) => Math.max(0, ...[...document.querySelectorAll(selector)]
   .map(e => e.getBoundingClientRect()).filter(r => r.height > 0).slice(0, count || undefined).map(r => r.bottom))"""
 TO_TOP_JS = "() => { for (const e of document.querySelectorAll('*')) if (e.scrollTop) e.scrollTop = 0; }"
 
 
-def shoot(context, url: str, number: int, out: Path) -> Path:
+def shoot(context, url: str, number: int, out: Path, view: str | None = None) -> Path:
     """The lesson from the top of the page down to the end of its last chart (Streamlit scrolls its main
-    area inside the page, so the window is made as tall as that instead of taking a full-page image)."""
-    name, link, act = LESSONS[number]
+    area inside the page, so the window is made as tall as that instead of taking a full-page image).
+    With ``view`` (a key of VIEWS), first the screen at that size as it shows after the action."""
+    name, link, act = WALK[number]
+    size = VIEWS[view] if view else VIEWPORT
+    if view == "presenter":
+        link += ("&" if "?" in link else "?") + "present=1"
     page = open_page(context, url + link)
     selector, count = act(page), 0  # the image ends below the last of them on screen
     if isinstance(selector, tuple):
         selector, count = selector  # ... or below the first ``count`` of them
     page.locator(selector).locator("visible=true").first.wait_for(timeout=60_000)
     page.wait_for_timeout(1000)  # the last charts' first paint
-    assert exception_boxes(page) == 0, f"lesson {number} shows an error box"
+    assert exception_boxes(page) == 0, f"page {number} shows an error box"
     page.evaluate(TO_TOP_JS)
+    if view:
+        name = f"{view}-{name}"
+        page.screenshot(path=str(out / name))
+        name = name.replace(".png", "-full.png")
     bottom = page.evaluate(BOTTOM_JS, [selector, count])
-    height = min(MAX_HEIGHT, max(VIEWPORT["height"], int(bottom + 8)))
-    page.set_viewport_size({"width": VIEWPORT["width"], "height": height})
+    height = min(MAX_HEIGHT if not view else 6000, max(size["height"], int(bottom + 8)))
+    page.set_viewport_size({"width": size["width"], "height": height})
     page.wait_for_timeout(1000)  # charts follow the new size
     page.evaluate(TO_TOP_JS)
     path = out / name
@@ -157,20 +183,25 @@ def shoot(context, url: str, number: int, out: Path) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("lessons", nargs="*", type=int, help=f"lesson numbers (default: all of {list(LESSONS)})")
-    parser.add_argument("--out", type=Path, default=DOCS, help="folder for the images (default: docs)")
+    parser.add_argument("lessons", nargs="*", type=int, help=f"lesson numbers (default: all of {list(LESSONS)}; "
+                                                             "with --view, 0 is the home page and 9 the class board)")
+    parser.add_argument("--out", type=Path, help="folder for the images (default: docs, or artifacts/walk with --view)")
+    parser.add_argument("--view", choices=list(VIEWS),
+                        help="a teacher's walk at this size: every page, two images each")
     args = parser.parse_args()
-    if unknown := set(args.lessons) - set(LESSONS):
-        parser.error(f"no lesson {sorted(unknown)}")
-    args.lessons = args.lessons or list(LESSONS)
-    args.out.mkdir(exist_ok=True)
+    pages = WALK if args.view else LESSONS
+    if unknown := set(args.lessons) - set(pages):
+        parser.error(f"no page {sorted(unknown)}")
+    args.lessons = args.lessons or list(pages)
+    args.out = args.out or (ROOT / "artifacts" / "walk" if args.view else DOCS)
+    args.out.mkdir(parents=True, exist_ok=True)
     with streamlit_server() as url, sync_playwright() as p:
         browser = launch(p)
-        context = browser.new_context(viewport=VIEWPORT)
+        context = browser.new_context(viewport=VIEWS[args.view] if args.view else VIEWPORT)
         errors = []
         context.on("weberror", lambda e: errors.append(str(e.error)))
         for number in args.lessons:
-            print(f"lesson {number}: {shoot(context, url, number, args.out)}", flush=True)
+            print(f"page {number}: {shoot(context, url, number, args.out, args.view)}", flush=True)
         browser.close()
     assert not errors, f"page errors: {errors}"
 
