@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from .presenter import presenting
-from .state import init_state
+from .state import drawn_at, init_state
 
 try:
     from streamlit_ace import st_ace
@@ -42,7 +42,7 @@ def editor(prefix: str, key: str, start: str) -> tuple[str, bool]:
         box = f"{prefix}_text_{key}"
         if box not in ss:
             ss[box] = source
-        text = st.text_area("Your code", key=box, height=380)
+        text = st.text_area("Your code", key=box, height=380, **drawn_at("text_area", box))
         ss[f"{prefix}_sources"][key] = text
         return text, st.button("Check", key=f"{prefix}_check", type="primary")
     last = ss[f"{prefix}_verdicts"].get(key)

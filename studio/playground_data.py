@@ -31,6 +31,7 @@ from autodiff_core.own_data import (
 from .lessons import widget
 from .links import plain
 from .own_points import link_note
+from .state import drawn_at
 
 DRAW, UPLOAD, NOTE, LABELS = "pg_draw", "pg_upload", "_pg_points_note", "_pg_labels"
 ERASE = "erase"
@@ -115,6 +116,7 @@ def draw_picker() -> None:
         ss[DRAW] = options[0]
     st.segmented_control(
         "A click on the plane adds", options, key=DRAW, required=True,
+        **drawn_at("segmented_control", DRAW, options=options),
         format_func=lambda v: "eraser" if v == ERASE else f"target {v:+g}" if isinstance(v, float) else f"class {v}",
         help="Pick a class (a target, for a regression), then click on the plane. Shift-click, or the eraser, "
              "removes the point nearest the click.")

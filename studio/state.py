@@ -42,7 +42,8 @@ def put(key: str, value) -> None:
 
 
 def drawn_at(kind: str, key: str, *, options: Sequence | None = None, lo: Any = None, hi: Any = None) -> dict:
-    """The keyword argument (``value=``, or ``index=`` for a selectbox or radio) that draws the widget ``kind``
+    """The keyword argument (``value=``; ``index=`` for a selectbox or radio, ``default=`` for a segmented control)
+    that draws the widget ``kind``
     of ``key`` with the session's value as its default; ``{}`` when the session has none that the widget can
     take (not among ``options``, outside ``lo``..``hi``), and Streamlit's own default stands.
 
@@ -75,8 +76,10 @@ def drawn_at(kind: str, key: str, *, options: Sequence | None = None, lo: Any = 
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             return {}
         return {"value": value}
+    if kind == "segmented_control":
+        return {"default": value} if value in list(options or ()) else {}
     if kind in ("toggle", "checkbox"):
         return {"value": bool(value)} if isinstance(value, bool) else {}
-    if kind == "text_input":
+    if kind in ("text_input", "text_area"):
         return {"value": value} if isinstance(value, str) else {}
     raise ValueError(f"no default for a {kind}")

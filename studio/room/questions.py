@@ -96,7 +96,8 @@ def _ask_form(lesson: str, held: tuple[str, str]) -> None:
         if kind == KINDS[0]:
             if "ask_choices" not in ss:
                 ss["ask_choices"] = "\n".join(READY.values()) if ready else ""
-            st.text_area("Choices, one a line (2 to 6)", key="ask_choices", height=110)
+            st.text_area("Choices, one a line (2 to 6)", key="ask_choices", height=110,
+                         **drawn_at("text_area", "ask_choices"))
         st.button("Ask", key="ask_ask", type="primary", on_click=_act, args=("ask", lesson, *held))
 
 

@@ -71,6 +71,29 @@ def test_lesson_2_from_a_link_draws_its_sizes_at_their_values_on_a_later_run(new
     assert shown["tl_steps"] == (60.0, 60.0)
 
 
+def test_the_code_box_and_the_click_picker_are_drawn_at_their_values(new_app):
+    """Lesson 6's plain text box (a student's code: redrawn empty, it would be lost) and lesson 5's "A click on the
+    plane adds" picker, on a run after the one that drew them first."""
+    from autodiff_core.data import OWN
+
+    at = new_app()
+    at.run()
+    at.switch_page("pages/write_function.py").run()
+    at.toggle(key="wf_plain").set_value(True).run()
+    at.run()
+    [box] = [n for n in elements(at._tree) if type(n).__name__ == "TextArea"]
+    assert box.proto.default == at.session_state[box.key] and "class MyReLU" in box.proto.default
+    at = new_app()
+    at.query_params["pg_dataset"] = OWN
+    at.run()
+    at.switch_page("pages/playground.py").run()
+    at.session_state["pg_draw"] = 1  # class 1, as a click on the picker sets it
+    at.run()
+    at.run()
+    [picker] = [n for n in elements(at._tree) if getattr(n, "key", None) == "pg_draw"]
+    assert list(picker.proto.default) == [1] and not at.exception
+
+
 class FakeState(dict):
     pass
 
@@ -93,6 +116,8 @@ def test_drawn_at_gives_each_kind_its_argument(session):
     assert drawn_at("select_slider", "speed", options=["1", "max"]) == {"value": "max"}
     assert drawn_at("toggle", "on") == {"value": True}
     assert drawn_at("text_input", "text") == {"value": "hi"}
+    assert drawn_at("text_area", "text") == {"value": "hi"}  # a student's code in the plain text box
+    assert drawn_at("segmented_control", "pick", options=["a", "b"]) == {"default": "b"}
 
 
 def test_drawn_at_leaves_streamlits_default_where_the_value_does_not_fit(session):
@@ -105,5 +130,6 @@ def test_drawn_at_leaves_streamlits_default_where_the_value_does_not_fit(session
     assert drawn_at("number_input", "nan", lo=0.0, hi=1.0) == {}
     assert drawn_at("number_input", "flag", lo=0, hi=1) == {}
     assert drawn_at("selectbox", "pick", options=["a"]) == {}
+    assert drawn_at("segmented_control", "pick", options=["a"]) == {}
     with pytest.raises(ValueError):
         drawn_at("file_uploader", "n")
