@@ -198,6 +198,22 @@ def test_presenter_view_at_720p(server, browser, lesson, path):
     context.close()
 
 
+PLOT_AREA = """() => { const area = document.querySelector('.studio-live .js-plotly-plot .nsewdrag');
+  return area ? area.getBoundingClientRect().bottom : null; }"""
+
+
+def test_the_presenter_view_keeps_lesson_5s_plot_on_the_projectors_screen(server, browser):
+    """With a preset whose settings come with notes (noise 0), the notes are the teacher's to say: they once pushed
+    the plot 40 px past the bottom of a 720 px screen."""
+    context = browser.new_context(viewport=PRESENTER)
+    page = open_page(context, f"{server}/playground?preset=spirals-need-depth&present=1")
+    page.wait_for_function("() => document.querySelector('.studio-live .js-plotly-plot .xtick')", timeout=60_000)
+    page.wait_for_timeout(500)
+    assert page.locator('[data-testid="stAlert"]').count() == 0
+    bottom = page.evaluate(PLOT_AREA)
+    assert bottom is not None and bottom <= 720, bottom
+    context.close()
+
 def test_the_presenter_graph_keeps_its_size_in_a_narrow_wrapper(server, browser):
     """Streamlit shrinks a graph to fit its wrapper: once, in a full run of this suite, lesson 4's wrapper was
     narrower than the page and the graph's text measured 12.8 px. The presenter view bounds it by the screen."""
