@@ -105,8 +105,7 @@ def draw(run: LiveRun | None) -> None:
         last = run.last
         ended = (f"Stuck at iteration {last.iteration:,}." if last.stuck
                  else status_text(run, "iteration", shown.max_iterations))
-        # On a projector the small grey caption is unreadable from the back: plain text, at the presenter's size.
-        (st.markdown if presenter.presenting() else st.caption)(ended)
+        st.caption(ended)  # in the presenter view at its size, 18 px and not greyed (presenter._CSS), as lesson 2's
         quiet_interrupted_animations()
         plot(classroom.add_ghosts_to_spec(logistic_replay_spec(snaps, x, y, shown.max_iterations), "logistic", run),
              key="logistic_replay", fit=True)

@@ -100,7 +100,7 @@ def draw(run: LiveRun | None) -> None:
     said = (status_text(run, "step", shown.steps + 1) if run is not None and run.began is not None
             else f"All {shown.steps + 1:,} steps (0 to {shown.steps:,}) of each path, computed as the settings "
                  "changed. Press Train to watch them drawn.")
-    (st.markdown if presenter.presenting() else st.caption)(said)
+    st.caption(said)  # in the presenter view at its size, 18 px and not greyed (presenter._CSS), as lesson 2's
     quiet_interrupted_animations()
     spec = classroom.add_ghosts_to_spec(landscape_replay_spec(snaps, surface, shown.steps), LESSON, run)
     facts = story(shown, snaps)

@@ -119,7 +119,7 @@ def test_in_the_presenter_view_the_chart_fills_the_width_and_the_story_follows(a
     layout = figure(app, f"{LESSON}_replay")["layout"]
     assert layout["xaxis"]["domain"][1] < layout["xaxis2"]["domain"][0] and layout["height"] <= 720
     assert layout["font"]["size"] >= 18
-    assert any(m.value.startswith("All 101 steps") for m in app.markdown)  # not a small grey caption
+    assert any(c.value.startswith("All 101 steps") for c in app.caption)  # 18 px in the presenter view
     assert not beside_the_chart(app)  # the chart takes the projector's width; what happened follows under it
 
 
