@@ -20,7 +20,7 @@ from studio.verdicts import show_gradcheck
 from studio.words import NEEDS_INPUT_GRAD, graph_words
 
 require_app()
-st.title("4 · Autograd X-ray")
+st.title("4 · Autograd X\u2011ray")  # a hyphen no line breaks at: a phone broke the title as "X-" / "ray"
 presenter.intro("What PyTorch does between `loss.backward()` and the updated weights, shown on the lessons' own runs.")
 ZG_MEANS = dict(zip(ZG_DATA, xray_runs.ZG_MEANS, strict=True))
 settings = current_settings()

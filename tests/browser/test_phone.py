@@ -74,3 +74,22 @@ def test_lesson5_diagram_names_its_input_tiles(server, phone):
     names = plot.evaluate(NAMES)
     assert [n["name"] for n in names] == ["X1", "X2", "sin X1"], names
     assert all(n["inside"] and n["level"] for n in names), names  # on screen, left of its tile, level with it
+
+
+TITLE_LINES = """() => { const h1 = document.querySelector('[data-testid="stMainBlockContainer"] h1');
+  const walker = document.createTreeWalker(h1, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const at = n.textContent.indexOf('X');
+    if (at < 0) continue;
+    const range = document.createRange(); range.setStart(n, at); range.setEnd(n, n.textContent.length);
+    const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+    return {text: h1.innerText, lines: tops.size};  // the lines "X-ray" is drawn on
+  }
+  return null; }"""
+
+
+def test_lesson4s_title_keeps_x_ray_on_one_line(server, phone):
+    """The title once broke as "4 · Autograd X-" / "ray" on a phone."""
+    page = open_page(phone, f"{server}/xray")
+    title = page.evaluate(TITLE_LINES)
+    assert title is not None and title["lines"] == 1, title
