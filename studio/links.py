@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -233,10 +233,12 @@ def _notes_key(lesson: str) -> str:
 
 
 def bind(lesson: str, settings: list[Setting], presets: dict[str, dict] | None = None,
-         legacy: tuple[Legacy, ...] = (), shared: tuple[list[str], Callable[[], None]] = ([], lambda: None)) -> None:
+         legacy: tuple[Legacy, ...] = (), shared: tuple[list[str], Callable[[], None]] = ([], lambda: None),
+         foreign: Collection[str] = ()) -> None:
     """Read the URL once per session for this lesson, then keep the address bar in step with the widgets.
     Draws a warning for each parameter of the link that fell back, after ``shared``'s (notes the page shows for
-    the sidebar, and how to dismiss them)."""
+    the sidebar, and how to dismiss them). ``foreign``: parameters that are not this lesson's (other lessons'
+    settings): the address bar drops them."""
     ss = st.session_state
     init_state({s.key: s.default for s in settings})
     if f"_links_read_{lesson}" not in ss:
@@ -253,7 +255,7 @@ def bind(lesson: str, settings: list[Setting], presets: dict[str, dict] | None =
     if shared or notes:
         st.button("Dismiss", key=f"{lesson}_links_dismiss", type="tertiary",
                   on_click=lambda: (notes.clear(), dismiss_shared()))
-    write_url(settings, legacy)
+    write_url(settings, legacy, foreign)
 
 
 def take(lesson: str, found: dict, notes: list[str] | None = None) -> None:
@@ -271,13 +273,13 @@ def current_values(settings: list[Setting]) -> dict:
     return {s.key: st.session_state[s.key] for s in settings if s.key in st.session_state}
 
 
-def write_url(settings: list[Setting], legacy: tuple[Legacy, ...] = ()) -> None:
-    """The address bar holds every setting of the lesson, once each (and no parameter of an older link:
-    the settings that replaced them are there)."""
+def write_url(settings: list[Setting], legacy: tuple[Legacy, ...] = (), foreign: Collection[str] = ()) -> None:
+    """The address bar holds every setting of the lesson, once each (and no parameter of an older link: the
+    settings that replaced them are there; none of ``foreign``, another lesson's)."""
     for key, text in to_params(settings, current_values(settings)).items():
         if st.query_params.get_all(key) != [text]:
             st.query_params[key] = text
-    for key in (s.key for old in legacy for s in old.settings):
+    for key in [*(s.key for old in legacy for s in old.settings), *foreign]:
         if key in st.query_params:
             del st.query_params[key]
     if PRESET_PARAM in st.query_params:  # the settings it chose are in the URL now

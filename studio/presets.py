@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import streamlit as st
 
 from . import links
+from .lessons import LEGACY, SETTINGS
 from .lessons import lesson as _lesson
 from .presenter import presenting
 from .room.follow import bar as follow_bar
@@ -23,12 +24,19 @@ def bind_lesson(key: str) -> None:
     setting starts at its declared default), and the address bar follows them."""
     lesson = _lesson(key)
     # in the presenter view, the sidebar's notes show here too: its warnings are not seen
-    links.bind(key, list(lesson.settings), lesson.presets, lesson.legacy, shared=take_notes())
+    links.bind(key, list(lesson.settings), lesson.presets, lesson.legacy, shared=take_notes(), foreign=foreign(key))
     follow_bar(key)  # in a class: following the teacher here, or working alone
     for setting in lesson.settings:
         if isinstance(setting, ActivationSetting):  # a Function the link carries waits for consent
             link_consent(setting.key)
     question_bar(key)  # the class's question, for a teacher or a student; nothing for anyone else
+
+
+def foreign(key: str) -> frozenset[str]:
+    """The other lessons' settings, and those of their older links: none of them belongs in this lesson's address
+    bar (after Back, or a page switch that crossed a rerun, the address once held lesson 3's beside lesson 2's)."""
+    return frozenset(s.key for other, settings in SETTINGS.items() if other != key for s in settings) | frozenset(
+        s.key for other, legacy in LEGACY.items() if other != key for old in legacy for s in old.settings)
 
 
 def preset_picker(key: str, *, fold: str | None = None) -> None:
@@ -39,7 +47,7 @@ def preset_picker(key: str, *, fold: str | None = None) -> None:
 def sync_url(key: str) -> None:
     """At the end of a page run: settings a button changed mid-run (Regenerate) reach the address bar."""
     lesson = _lesson(key)
-    links.write_url(list(lesson.settings), lesson.legacy)
+    links.write_url(list(lesson.settings), lesson.legacy, foreign(key))
 
 
 @contextlib.contextmanager

@@ -257,3 +257,14 @@ def test_an_uncaught_error_shows_a_short_message_with_no_traceback_and_no_outsid
     assert "ValueError" not in text and "Traceback" not in text and "boom.py" not in text, text
     assert not [h for h in links if not h.startswith(f"http://127.0.0.1:{port}/")], links
     assert "ValueError" in log.read_text()  # the log keeps the details
+
+
+def test_a_lessons_address_holds_none_of_another_lessons_settings(new_app):
+    """After Back, or a page switch that crossed a rerun, the address once held lesson 3's settings (and lesson 1's)
+    beside lesson 2's: a link copied then carried them. The page drops them and keeps its own and the sidebar's."""
+    at = open_app(new_app, "two_layer", q(tl_D_in="300", lr_n="42", cf_input="1, 2", pg_layers="2", seed="7"))
+    assert not at.exception and not at.main.warning
+    assert at.number_input(key="tl_D_in").value == 300
+    params = dict(at.query_params)
+    assert {"lr_n", "cf_input", "pg_layers"}.isdisjoint(params), params
+    assert params["tl_D_in"] in ("300", ["300"]) and params["seed"] in ("7", ["7"])
