@@ -29,8 +29,23 @@ def init(prefix: str) -> None:
 
 
 def plain_toggle(prefix: str, where=st) -> None:
-    where.toggle("Plain text box", key=f"{prefix}_plain", disabled=st_ace is None,
-                 help="A simple text box instead of the code editor.")
+    key = f"{prefix}_plain"
+    where.toggle("Plain text box", key=key, disabled=st_ace is None, on_change=_keep_typed, args=(prefix,),
+                 help="A simple text box instead of the code editor.", **drawn_at("toggle", key))
+
+
+def _keep_typed(prefix: str) -> None:
+    """The toggle's callback, turning to the code editor: what the plain text box holds now is the exercise's code.
+    Text typed just before the click comes with the click, and the run that follows draws no box to read it from
+    (it was lost: the editor showed the code from before the typing)."""
+    ss = st.session_state
+    if ss[f"{prefix}_plain"]:
+        return
+    head = f"{prefix}_text_"
+    for name in [k for k in ss if isinstance(k, str) and k.startswith(head)]:
+        exercise, text = name.removeprefix(head), ss[name]
+        if isinstance(text, str) and text != ss[f"{prefix}_sources"].get(exercise):
+            replace(prefix, exercise, text)  # a new editor with it (Ace keeps the text it was made with)
 
 
 def editor(prefix: str, key: str, start: str) -> tuple[str, bool]:

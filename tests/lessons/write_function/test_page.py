@@ -160,3 +160,17 @@ def test_the_presenter_view_leaves_the_explanation_to_the_teacher(app):
     app.session_state["present"] = False
     app.run()
     assert any(m.value.startswith("Fill in `forward`") for m in app.markdown)
+
+
+def test_code_typed_in_the_plain_box_survives_switching_to_the_editor_in_the_same_click(app):
+    """Typed, then the toggle clicked at once: the text and the click come in one rerun, which draws no box."""
+    open_lesson(app)
+    app.toggle(key="wf_plain").set_value(True).run()
+    [box] = app.text_area
+    typed = box.value + "# mine\n"
+    box.input(typed)
+    app.toggle(key="wf_plain").set_value(False).run()
+    assert not app.exception
+    assert app.session_state["wf_sources"]["relu"] == typed
+    app.toggle(key="wf_plain").set_value(True).run()
+    assert app.text_area[0].value == typed
