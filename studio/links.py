@@ -275,15 +275,21 @@ def current_values(settings: list[Setting]) -> dict:
 
 def write_url(settings: list[Setting], legacy: tuple[Legacy, ...] = (), foreign: Collection[str] = ()) -> None:
     """The address bar holds every setting of the lesson, once each (and no parameter of an older link: the
-    settings that replaced them are there; none of ``foreign``, another lesson's)."""
-    for key, text in to_params(settings, current_values(settings)).items():
-        if st.query_params.get_all(key) != [text]:
-            st.query_params[key] = text
-    for key in [*(s.key for old in legacy for s in old.settings), *foreign]:
-        if key in st.query_params:
-            del st.query_params[key]
-    if PRESET_PARAM in st.query_params:  # the settings it chose are in the URL now
-        del st.query_params[PRESET_PARAM]
+    settings that replaced them are there; none of ``foreign``, another lesson's; no preset: the settings it chose
+    are there)."""
+    set_params(to_params(settings, current_values(settings)),
+               drop=[*(s.key for old in legacy for s in old.settings), *foreign, PRESET_PARAM])
+
+
+def set_params(wanted: dict[str, str], drop: Collection[str] = ()) -> None:
+    """The address bar's parameters ``wanted`` set, once each, and those in ``drop`` gone; the others kept. One
+    change of the address for all of them: each parameter written on its own was a step of the browser's history
+    (a lesson's first run made eleven, and Back had to be pressed as often to leave the lesson)."""
+    now = {key: st.query_params.get_all(key) for key in st.query_params}
+    new = {key: values for key, values in now.items() if key not in wanted and key not in drop}
+    new.update({key: [text] for key, text in wanted.items()})
+    if new != now:
+        st.query_params.from_dict(new)
 
 
 def preset_picker(lesson: str, settings: list[Setting], presets: dict[str, dict], *, fold: str | None = None) -> None:

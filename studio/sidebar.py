@@ -15,7 +15,7 @@ import streamlit as st
 from autodiff_core import DTYPES, available_devices
 from autodiff_core.devices import DeviceUnavailableError, resolve_device
 
-from .links import ECHO, Setting, echo
+from .links import ECHO, Setting, echo, set_params
 from .presenter import presenting
 from .room.panel import class_box, show_code_if_asked
 from .state import drawn_at, init_state
@@ -174,8 +174,4 @@ def _to_url(settings: Settings) -> None:
     wanted = {"device": settings.device, "dtype": settings.dtype}
     if settings.seed is not None:
         wanted["seed"] = str(settings.seed)
-    for key in ("device", "dtype", "seed"):
-        if key in wanted and st.query_params.get_all(key) != [wanted[key]]:
-            st.query_params[key] = wanted[key]
-        elif key not in wanted and key in st.query_params:
-            del st.query_params[key]
+    set_params(wanted, drop=["seed"] if "seed" not in wanted else [])

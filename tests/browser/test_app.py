@@ -230,3 +230,26 @@ def test_playground_lesson(server, context):
     wait_idle(page)
     page.wait_for_function("() => document.querySelector('.studio-live').dataset.painted === '0'")
     assert exception_boxes(page) == 0
+
+
+def test_back_leaves_a_lesson_in_a_few_presses_and_its_address_holds_only_its_own(server, context):
+    """Each setting written to the address on its own was a step of the browser's history: a lesson's first run
+    made eleven, so Back had to be pressed about thirteen times to leave lesson 3; and after Back, lesson 2's
+    address held lesson 3's settings."""
+    page = open_page(context, f"{server}/two_layer")
+    assert page.evaluate("history.length") <= 4
+    set_number(page, "D_in", 300)
+    page.get_by_role("link", name="3 · Logistic regression").click()
+    wait_idle(page)
+    set_number(page, "Points per class", 42)
+    presses = 0
+    while "/two_layer" not in page.url and presses < 8:
+        page.go_back()
+        wait_idle(page)
+        presses += 1
+    assert "/two_layer" in page.url and presses <= 4, (presses, page.url)
+    page.get_by_label("D_in", exact=True).wait_for()
+    wait_idle(page)
+    assert page.get_by_label("D_in", exact=True).input_value() == "300"
+    query = page.url.split("?", 1)[1]
+    assert "tl_D_in=300" in query and "lr_" not in query, query
