@@ -174,4 +174,4 @@ def _to_url(settings: Settings) -> None:
     wanted = {"device": settings.device, "dtype": settings.dtype}
     if settings.seed is not None:
         wanted["seed"] = str(settings.seed)
-    set_params(wanted, drop=["seed"] if "seed" not in wanted else [])
+    set_params(wanted, drop=["seed"])  # kept when wanted: set_params drops only what it does not set

@@ -43,9 +43,9 @@ def put(key: str, value) -> None:
 
 def drawn_at(kind: str, key: str, *, options: Sequence | None = None, lo: Any = None, hi: Any = None) -> dict:
     """The keyword argument (``value=``; ``index=`` for a selectbox or radio, ``default=`` for a segmented control)
-    that draws the widget ``kind``
-    of ``key`` with the session's value as its default; ``{}`` when the session has none that the widget can
-    take (not among ``options``, outside ``lo``..``hi``), and Streamlit's own default stands.
+    that draws the widget ``kind`` of ``key`` with the session's value as its default; ``{}`` when the session has
+    none that the widget can take (not among ``options``, outside ``lo``..``hi``), and Streamlit's own default
+    stands.
 
     Streamlit sends a value set through ``st.session_state`` to the browser as a one-shot instruction, which the
     browser's widget clears once it has read it; a widget the browser draws without its own state and without

@@ -94,15 +94,11 @@ def test_the_code_box_and_the_click_picker_are_drawn_at_their_values(new_app):
     assert list(picker.proto.default) == [1] and not at.exception
 
 
-class FakeState(dict):
-    pass
-
-
 @pytest.fixture
 def session(monkeypatch):
     import streamlit as st
 
-    state = FakeState()
+    state = {}
     monkeypatch.setattr(st, "session_state", state)
     return state
 
