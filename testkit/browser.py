@@ -96,10 +96,20 @@ def wait_idle(page, timeout: float = 60_000) -> None:
         raise
 
 
+# The presenter view's stylesheet is an st.html, which Streamlit draws with a component it loads on first use: under
+# load the page can be idle, its graph or chart on screen, a moment before the stylesheet applies
+PRESENTER_STYLED = """() => { const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+  return main && getComputedStyle(main).paddingTop === '36px'; }"""
+
+
 def open_page(context, url: str):
+    """A new tab at ``url``, once its first script run has ended (and, in the presenter view, once its stylesheet
+    applies)."""
     page = context.new_page()
     page.goto(url)
     wait_idle(page)
+    if "present=1" in url:
+        page.wait_for_function(PRESENTER_STYLED, timeout=30_000)
     return page
 
 
