@@ -54,8 +54,9 @@ else:
 
     # torch and the engine load in the background from the server's first request on; the live feed's polls
     # are answered ahead of Streamlit's own middleware (feed.FastLane), its route stays for anything else. A page's
-    # HTML carries something to read until its first script run has drawn (first_paint.FirstPaint).
+    # HTML carries something to read until its first script run has drawn (first_paint.FirstPaint). Streamlit's
+    # frontend goes out gzipped, each file compressed once (assets.CompressedBundle).
     polls = feed.ROUTES + relay.ROUTES  # the live feed and the class relay: asked many times a second
     app = st.App(__file__, routes=polls + assets.ROUTES,
                  middleware=[Middleware(boot.PreloadOnFirstRequest), Middleware(feed.FastLane, routes=polls),
-                             Middleware(first_paint.FirstPaint)])
+                             Middleware(first_paint.FirstPaint), Middleware(assets.CompressedBundle)])

@@ -1,8 +1,10 @@
-"""plotly.js goes out gzipped, compressed once per process, never again by Streamlit's middleware (studio/assets.py)."""
+"""plotly.js and Streamlit's frontend go out gzipped, each file compressed once per process (studio/assets.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import gzip
+import re
 import urllib.error
 import urllib.request
 
@@ -38,3 +40,73 @@ def test_the_compressed_file_is_made_once(monkeypatch):
     monkeypatch.setattr(assets.gzip, "compress", lambda *a, **k: calls.append(1) or compress(*a, **k))
     first, second = assets.plotly_js_gzip(), assets.plotly_js_gzip()
     assert first is second and len(calls) == 1
+
+
+def bundle_script(base: str) -> str:
+    """The path of the first script Streamlit's page loads from its bundle (a content-hashed name)."""
+    html = get(base + "/")[2].decode()
+    src = re.search(r'src="\.?(/static/js/[^"]+\.js)"', html)
+    assert src, html[:2000]
+    return src.group(1)
+
+
+def test_the_server_sends_streamlits_frontend_compressed_and_whole():
+    root = assets.bundle_root()
+    with streamlit_server() as base:
+        path = bundle_script(base)
+        raw = (root / path.lstrip("/")).read_bytes()
+        status, headers, body = get(base + path, **{"Accept-Encoding": "gzip, deflate, br"})
+        assert status == 200 and headers["Content-Encoding"] == "gzip", dict(headers)
+        assert gzip.decompress(body) == raw and len(body) < len(raw) / 2
+        assert headers["Content-Type"].startswith("text/javascript") and "immutable" in headers["Cache-Control"]
+        status, headers, body = get(base + path, **{"Accept-Encoding": "identity"})  # as Streamlit sends it
+        assert status == 200 and headers.get("Content-Encoding") is None and body == raw
+        status, headers, body = get(base + path, **{"Accept-Encoding": "gzip", "Range": "bytes=0-9"})
+        assert headers.get("Content-Encoding") is None and body == raw[: len(body)]  # left to Streamlit
+        font = next((root / "static" / "media").glob("*.woff2"))  # compressed already: left to Streamlit
+        status, headers, body = get(f"{base}/static/media/{font.name}", **{"Accept-Encoding": "gzip"})
+        assert status == 200 and headers.get("Content-Encoding") is None and body == font.read_bytes()
+        outside = (root.parent / "__init__.py").read_bytes()  # streamlit/__init__.py, beside the bundle
+        for path in ("/static/../../__init__.py", "/static/%2e%2e/%2e%2e/__init__.py", "/static/js/none.js"):
+            status, headers, body = get(base + path, **{"Accept-Encoding": "gzip"})
+            assert headers.get("Content-Encoding") is None and body != outside, (path, status)
+
+
+async def serve(middleware, path: str, **headers) -> list[dict]:
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "path": path,
+             "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]}
+    await middleware(scope, None, send)
+    return sent
+
+
+def test_a_file_asked_for_by_many_at_once_is_compressed_once(tmp_path, monkeypatch):
+    (tmp_path / "static" / "js").mkdir(parents=True)
+    raw = b"const x = 1;\n" * 5000
+    (tmp_path / "static" / "js" / "main.abc.js").write_bytes(raw)
+    passed = []
+
+    async def streamlit(scope, receive, send):
+        passed.append(scope["path"])
+
+    calls = []
+    compress = gzip.compress
+    monkeypatch.setattr(assets.gzip, "compress", lambda *a, **k: calls.append(1) or compress(*a, **k))
+    middleware = assets.CompressedBundle(streamlit, root=tmp_path)
+
+    async def class_of_30():
+        return await asyncio.gather(*(serve(middleware, "/static/js/main.abc.js", **{"Accept-Encoding": "gzip"})
+                                      for _ in range(30)))
+
+    answers = asyncio.run(class_of_30())
+    assert len(calls) == 1 and not passed
+    assert all(gzip.decompress(a[1]["body"]) == raw and a[0]["status"] == 200 for a in answers)
+    # anything else is Streamlit's to answer
+    asyncio.run(serve(middleware, "/static/js/main.abc.js"))  # no gzip accepted
+    asyncio.run(serve(middleware, "/static/js/gone.js", **{"Accept-Encoding": "gzip"}))
+    asyncio.run(serve(middleware, "/two_layer", **{"Accept-Encoding": "gzip"}))
+    assert passed == ["/static/js/main.abc.js", "/static/js/gone.js", "/two_layer"] and len(calls) == 1

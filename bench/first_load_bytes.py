@@ -1,0 +1,84 @@
+"""What a student's browser downloads the first time it opens the app: the bytes a classroom's Wi-Fi carries.
+
+For each checkout it starts ``streamlit run app.py`` and opens, in headless Chromium with an empty cache (a new
+browser context, as a student's first visit), the home page, then lesson 2 and lesson 5 in the same context (their
+own charts' code comes on top). It prints, per page, the bytes that came over the wire (``transferSize``, headers
+included) against the bytes the browser used (``decodedBodySize``), and for ``--class-size`` students the total.
+
+``--against DIR`` measures another checkout too (an older commit, say, from ``git worktree add /tmp/before HEAD~1``)
+and prints the ratio of the two totals.
+
+    python bench/first_load_bytes.py [--against DIR] [--class-size 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from bench.startup import wait_health  # noqa: E402
+from testkit.browser import ARTIFACTS, free_port, launch, wait_idle  # noqa: E402
+
+PAGES = (("home", "", "Open lesson 1"), ("lesson 2", "/two_layer", "Train"), ("lesson 5", "/playground", "Reset"))
+SIZES = """() => [performance.getEntriesByType('navigation'), performance.getEntriesByType('resource')].flat()
+  .reduce(([wire, used], e) => [wire + (e.transferSize || 0), used + (e.decodedBodySize || 0)], [0, 0])"""
+
+
+def measure(browser, root: Path) -> list[tuple[str, int, int]]:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    ARTIFACTS.mkdir(exist_ok=True)
+    with open(ARTIFACTS / "first-load-bytes-server.log", "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true"],
+            cwd=root, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            wait_health(url, proc, time.perf_counter())
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            rows = []
+            for name, path, text in PAGES:
+                page = context.new_page()
+                page.goto(url + path)
+                page.get_by_text(text).first.wait_for(timeout=60_000)
+                wait_idle(page)
+                page.wait_for_timeout(1000)  # the charts' code, asked for once the run has drawn them
+                rows.append((name, *page.evaluate(SIZES)))
+            context.close()
+            return rows
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", type=Path, help="another checkout to measure too")
+    parser.add_argument("--class-size", type=int, default=30)
+    args = parser.parse_args()
+    roots = {"this checkout": ROOT} | ({str(args.against): args.against.resolve()} if args.against else {})
+    totals = {}
+    with sync_playwright() as p:
+        browser = launch(p)
+        for name, root in roots.items():
+            rows = measure(browser, root)
+            for page, wire, used in rows:
+                print(f"{name}: {page}: {wire / 1e6:.2f} MB over the wire, {used / 1e6:.2f} MB used")
+            totals[name] = sum(wire for _, wire, _ in rows)
+            print(f"{name}: all three {totals[name] / 1e6:.2f} MB; a class of {args.class_size}: "
+                  f"{args.class_size * totals[name] / 1e6:.0f} MB")
+        browser.close()
+    if args.against:
+        here, there = totals.values()
+        print(f"this checkout / other, bytes over the wire: {here / there:.2f}")
+
+
+if __name__ == "__main__":
+    main()
