@@ -3,9 +3,10 @@
 plotly.js is read from the plotly package itself (never a CDN: classrooms go offline), so nothing is
 copied into the checkout and the app runs from a read-only one. ``app.py`` adds ``ROUTES`` to the server.
 
-It is sent compressed when the browser accepts gzip, compressed once per process (``plotly_js_gzip``, which
-the server's preload calls): Streamlit's own middleware would otherwise compress its 4.8 MB again for every
-tab that opens a lesson with a live chart, 0.2 s or more of the event loop that every page and live feed waits on.
+It is sent compressed when the browser accepts gzip, compressed once per process (``plotly_js_gzip``, which the
+server's warm-up calls after the first page): Streamlit's own middleware would otherwise compress its 4.8 MB again
+for every tab that opens a lesson with a live chart, 0.2 s or more of the event loop that every page and live feed
+waits on.
 
 Streamlit sends its own frontend (``/static/...``: about 3 MB of JavaScript for the home page, 5 MB more for a
 lesson's charts) uncompressed, as it would otherwise compress it again for every request. ``CompressedBundle``
@@ -21,6 +22,7 @@ import gzip
 import hashlib
 import importlib.util
 import posixpath
+import threading
 from pathlib import Path
 
 from starlette.requests import Request
@@ -37,9 +39,17 @@ def plotly_js_path() -> Path:
     return Path(package) / "package_data" / "plotly.min.js"
 
 
-@functools.lru_cache(maxsize=1)
+_plotly_lock = threading.Lock()
+
+
 def plotly_js_gzip() -> tuple[bytes, str]:
-    """plotly.min.js gzipped, and its ETag; computed once."""
+    """plotly.min.js gzipped, and its ETag; computed once (the warm-up and a first request may ask together)."""
+    with _plotly_lock:
+        return _plotly_js_gzip()
+
+
+@functools.lru_cache(maxsize=1)
+def _plotly_js_gzip() -> tuple[bytes, str]:
     raw = plotly_js_path().read_bytes()
     return gzip.compress(raw, compresslevel=6, mtime=0), f'"{hashlib.sha1(raw).hexdigest()[:16]}-gz"'
 

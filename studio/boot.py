@@ -67,11 +67,8 @@ def _preload() -> None:
 
     import autodiff_core  # noqa: F401
 
-    from .assets import plotly_js_gzip
-
     for name in SHELL:
         importlib.import_module(name)
-    plotly_js_gzip()  # compressed here, not in the event loop when the first lesson asks for it
     # What was imported, out of the cyclic collector's reach, without a collection first (0.1 s holding the GIL,
     # often while the first page runs): the warm-up's freeze_imports() collects, and freezes what came after.
     gc.freeze()
@@ -91,7 +88,12 @@ def _server_warm_up() -> None:
     from autodiff_core.stopping import give_way_while
 
     from . import xray_runs
+    from .assets import plotly_js_gzip
     from .trainers import TRAINERS
+
+    # plotly.js for the live charts, compressed once, after the first page: 0.14 s of a core that the first page's
+    # browser wanted (a lesson that asks for it sooner has it compressed in one of the server's worker threads)
+    plotly_js_gzip()
 
     TRAINERS.on_demand = True  # a run that wants a trainer before the lull starts them
     # Lesson 4's runs at once, between the pages opened meanwhile: between steps they wait while a page's script
