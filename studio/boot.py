@@ -134,7 +134,8 @@ def wait_quiet(quiet: float = QUIET, at_most: float = QUIET_AT_MOST) -> bool:
         going = began > ended and now - began < LONG_RUN
         if not going and now - max(began, ended) >= quiet:
             return True
-        time.sleep(min(0.1, quiet, deadline - now))
+        # a look every 50 ms while a run goes (never a busy loop: quiet may be 0), else when the lull would end
+        time.sleep(min(0.05 if going else max(0.005, quiet - (now - max(began, ended))), deadline - now))
     return False
 
 

@@ -2,6 +2,8 @@
 ones the page asks for at the default settings, so the page's first visit trains and builds nothing
 (studio/xray_runs.py)."""
 
+import time
+
 from autodiff_core.compare import custom_vs_builtin, manual_vs_optim_sgd, zero_grad_comparison
 from studio import boot, xray_runs
 
@@ -78,6 +80,18 @@ def test_quiet_means_no_script_run_going_or_just_ended(monkeypatch):
     start = clock[0]
     assert boot.wait_quiet(quiet=1.0, at_most=3.0)
     assert clock[0] - start >= 1.0
+
+
+def test_waiting_for_no_run_going_takes_no_cpu():
+    """The warm-up waits for each page's script run to end (quiet=0) between its steps: once, that wait looked
+    again at once, a core spun for as long as the page's run lasted, and the page had the other."""
+    boot.script_began()  # a page's run, going
+    try:
+        cpu = time.thread_time()
+        assert not boot.wait_quiet(quiet=0.0, at_most=0.4)
+        assert time.thread_time() - cpu < 0.05
+    finally:
+        boot.script_ended()
 
 
 def test_the_presenter_view_draws_a_copy_of_the_kept_panels(app):
