@@ -1,9 +1,10 @@
 """What a student's browser downloads the first time it opens the app: the bytes a classroom's Wi-Fi carries.
 
 For each checkout it starts ``streamlit run app.py`` and opens, in headless Chromium with an empty cache (a new
-browser context, as a student's first visit), the home page, then lesson 2 and lesson 5 in the same context (their
-own charts' code comes on top). It prints, per page, the bytes that came over the wire (``transferSize``, headers
-included) against the bytes the browser used (``decodedBodySize``), and for ``--class-size`` students the total.
+browser context), the home page, then lesson 2 and lesson 5 in the same context (their own charts' code comes on
+top): first as the teacher, the server's first visitor, then as a student, in another new context. It prints, per
+page, the bytes that came over the wire (``transferSize``, headers included) against the bytes the browser used
+(``decodedBodySize``), and for ``--class-size`` students the student's total.
 
 ``--against DIR`` measures another checkout too (an older commit, say, from ``git worktree add /tmp/before HEAD~1``)
 and prints the ratio of the two totals.
@@ -31,7 +32,7 @@ SIZES = """() => [performance.getEntriesByType('navigation'), performance.getEnt
   .reduce(([wire, used], e) => [wire + (e.transferSize || 0), used + (e.decodedBodySize || 0)], [0, 0])"""
 
 
-def measure(browser, root: Path) -> list[tuple[str, int, int]]:
+def measure(browser, root: Path) -> list[tuple[str, str, int, int]]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     ARTIFACTS.mkdir(exist_ok=True)
@@ -42,16 +43,17 @@ def measure(browser, root: Path) -> list[tuple[str, int, int]]:
             cwd=root, stdout=log, stderr=subprocess.STDOUT)
         try:
             wait_health(url, proc, time.perf_counter())
-            context = browser.new_context(viewport={"width": 1280, "height": 800})
             rows = []
-            for name, path, text in PAGES:
-                page = context.new_page()
-                page.goto(url + path)
-                page.get_by_text(text).first.wait_for(timeout=60_000)
-                wait_idle(page)
-                page.wait_for_timeout(1000)  # the charts' code, asked for once the run has drawn them
-                rows.append((name, *page.evaluate(SIZES)))
-            context.close()
+            for who in ("teacher", "student"):
+                context = browser.new_context(viewport={"width": 1280, "height": 800})
+                for name, path, text in PAGES:
+                    page = context.new_page()
+                    page.goto(url + path)
+                    page.get_by_text(text).first.wait_for(timeout=60_000)
+                    wait_idle(page)
+                    page.wait_for_timeout(1000)  # the charts' code, asked for once the run has drawn them
+                    rows.append((who, name, *page.evaluate(SIZES)))
+                context.close()
             return rows
         finally:
             proc.terminate()
@@ -69,15 +71,16 @@ def main() -> None:
         browser = launch(p)
         for name, root in roots.items():
             rows = measure(browser, root)
-            for page, wire, used in rows:
-                print(f"{name}: {page}: {wire / 1e6:.2f} MB over the wire, {used / 1e6:.2f} MB used")
-            totals[name] = sum(wire for _, wire, _ in rows)
-            print(f"{name}: all three {totals[name] / 1e6:.2f} MB; a class of {args.class_size}: "
-                  f"{args.class_size * totals[name] / 1e6:.0f} MB")
+            for who, page, wire, used in rows:
+                print(f"{name}: {who}: {page}: {wire / 1e6:.2f} MB over the wire, {used / 1e6:.2f} MB used")
+            for who in ("teacher", "student"):
+                print(f"{name}: {who}: all three {sum(r[2] for r in rows if r[0] == who) / 1e6:.2f} MB")
+            totals[name] = sum(r[2] for r in rows if r[0] == "student")
+            print(f"{name}: a class of {args.class_size} students: {args.class_size * totals[name] / 1e6:.0f} MB")
         browser.close()
     if args.against:
         here, there = totals.values()
-        print(f"this checkout / other, bytes over the wire: {here / there:.2f}")
+        print(f"this checkout / other, a student's bytes over the wire: {here / there:.2f}")
 
 
 if __name__ == "__main__":

@@ -10,19 +10,21 @@ waits on.
 
 Streamlit sends its own frontend (``/static/...``: about 3 MB of JavaScript for the home page, 5 MB more for a
 lesson's charts) uncompressed, as it would otherwise compress it again for every request. ``CompressedBundle``
-(ASGI middleware in ``app.py``) sends each of those files gzipped, compressed once per process on its first request
-and kept in memory: a class of 30 opening the app over one classroom Wi-Fi fetches a quarter of the bytes.
+(ASGI middleware in ``app.py``) sends each of those files gzipped, compressed once per process after its first
+request, between the pages' script runs, and kept in memory: a class of 30 opening the app over one classroom
+Wi-Fi fetches a quarter of the bytes.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import gzip
 import hashlib
 import importlib.util
 import posixpath
+import queue
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from starlette.requests import Request
@@ -82,18 +84,63 @@ def bundle_root() -> Path:
     return Path(file_util.get_static_dir()).resolve()
 
 
+class Compressor:
+    """Gzips files one at a time in a daemon thread, each once per process, and keeps them in memory.
+
+    ``get`` answers at once: the compressed file if it is ready, else None (and the file joins the queue). Before
+    each file the thread calls ``wait`` (in a server: until no page's script run is going), so compression takes no
+    core from a page being drawn; zlib lets go of the GIL while it works."""
+
+    def __init__(self, wait: Callable[[], object] = lambda: None) -> None:
+        self.wait = wait
+        self.done: dict[Path, bytes] = {}
+        self.queued: set[Path] = set()
+        self._queue: queue.SimpleQueue[Path] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def get(self, file: Path) -> bytes | None:
+        body = self.done.get(file)
+        if body is None:
+            with self._lock:
+                if file not in self.queued:
+                    self.queued.add(file)
+                    self._queue.put(file)
+                if self._thread is None:
+                    self._thread = threading.Thread(target=self._work, name="studio-compressor", daemon=True)
+                    self._thread.start()
+        return body
+
+    def _work(self) -> None:
+        while True:
+            file = self._queue.get()
+            self.wait()
+            try:
+                self.done[file] = gzip.compress(file.read_bytes(), compresslevel=6, mtime=0)
+            except OSError:
+                with self._lock:
+                    self.queued.discard(file)  # unreadable now: a later request queues it again
+
+
+def _no_run_going() -> None:
+    from .boot import wait_quiet
+
+    wait_quiet(quiet=0.0, at_most=5.0)
+
+
 class CompressedBundle:
     """ASGI middleware: a GET for one of Streamlit's frontend files, from a browser that accepts gzip, is answered
-    here with the file gzipped; anything else passes through to Streamlit unchanged.
+    here with the file gzipped once it has been compressed (``Compressor``); until then, and for anything else,
+    Streamlit answers as it would.
 
-    Each file is compressed once per process, in a worker thread (zlib lets go of the GIL while it works), on its
-    first request; requests for it meanwhile wait for that one compression, so 30 students arriving at once cost
-    one. The compressed files stay in memory: about a quarter of what the browsers asked for."""
+    A file's first request is sent as it is (on the machine itself that is the fastest) and queues its compression,
+    done between the pages' script runs; the requests after it get the compressed file, about a quarter of the
+    bytes: what matters when a class of 30 loads the app over one classroom Wi-Fi."""
 
-    def __init__(self, app, root: Path | None = None) -> None:
+    def __init__(self, app, root: Path | None = None, compressor: Compressor | None = None) -> None:
         self.app = app
         self.root = root
-        self.files: dict[str, asyncio.Future] = {}
+        self.compressor = compressor or Compressor(wait=_no_run_going)
 
     def _file(self, path: str) -> Path | None:
         """The bundle file a request path names, or None (not in the bundle, not compressible, or outside it)."""
@@ -105,17 +152,6 @@ class CompressedBundle:
         file = (self.root / relative).resolve()
         return file if file.is_relative_to(self.root) and file.is_file() else None
 
-    async def _compressed(self, file: Path) -> bytes:
-        key = str(file)
-        if key not in self.files:
-            self.files[key] = asyncio.ensure_future(
-                asyncio.to_thread(lambda: gzip.compress(file.read_bytes(), compresslevel=6, mtime=0)))
-        try:
-            return await asyncio.shield(self.files[key])
-        except OSError:
-            self.files.pop(key, None)  # unreadable now: the next request tries again
-            raise
-
     async def __call__(self, scope, receive, send) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
         if not path.startswith(BUNDLE_PREFIX) or scope["method"] != "GET":
@@ -123,12 +159,9 @@ class CompressedBundle:
             return
         headers = dict(scope.get("headers") or [])
         file = None if b"range" in headers else self._file(path)
-        if file is None or b"gzip" not in headers.get(b"accept-encoding", b""):
-            await self.app(scope, receive, send)
-            return
-        try:
-            body = await self._compressed(file)
-        except OSError:
+        body = None if file is None or b"gzip" not in headers.get(b"accept-encoding", b"") else \
+            self.compressor.get(file)
+        if body is None:
             await self.app(scope, receive, send)
             return
         kind = COMPRESSIBLE[file.suffix]

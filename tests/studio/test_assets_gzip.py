@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import gzip
 import re
+import threading
+import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -57,7 +59,11 @@ def test_the_server_sends_streamlits_frontend_compressed_and_whole():
     with streamlit_server() as base:
         path = bundle_script(base)
         raw = (root / path.lstrip("/")).read_bytes()
-        status, headers, body = get(base + path, **{"Accept-Encoding": "gzip, deflate, br"})
+        status, headers, body = get(base + path, **{"Accept-Encoding": "gzip, deflate, br"})  # the page's own load
+        deadline = time.monotonic() + 20
+        while headers.get("Content-Encoding") != "gzip" and time.monotonic() < deadline:  # compressed meanwhile
+            time.sleep(0.1)
+            status, headers, body = get(base + path, **{"Accept-Encoding": "gzip, deflate, br"})
         assert status == 200 and headers["Content-Encoding"] == "gzip", dict(headers)
         assert gzip.decompress(body) == raw and len(body) < len(raw) / 2
         assert headers["Content-Type"].startswith("text/javascript") and "immutable" in headers["Cache-Control"]
@@ -86,7 +92,7 @@ async def serve(middleware, path: str, **headers) -> list[dict]:
     return sent
 
 
-def test_a_file_asked_for_by_many_at_once_is_compressed_once(tmp_path, monkeypatch):
+def test_a_file_asked_for_by_many_at_once_is_compressed_once_and_off_the_pages_path(tmp_path, monkeypatch):
     (tmp_path / "static" / "js").mkdir(parents=True)
     raw = b"const x = 1;\n" * 5000
     (tmp_path / "static" / "js" / "main.abc.js").write_bytes(raw)
@@ -98,17 +104,27 @@ def test_a_file_asked_for_by_many_at_once_is_compressed_once(tmp_path, monkeypat
     calls = []
     compress = gzip.compress
     monkeypatch.setattr(assets.gzip, "compress", lambda *a, **k: calls.append(1) or compress(*a, **k))
-    middleware = assets.CompressedBundle(streamlit, root=tmp_path)
+    page_going = threading.Event()
+    compressor = assets.Compressor(wait=page_going.wait)  # in a server: until no page's script run is going
+    middleware = assets.CompressedBundle(streamlit, root=tmp_path, compressor=compressor)
+    gz = {"Accept-Encoding": "gzip"}
 
-    async def class_of_30():
-        return await asyncio.gather(*(serve(middleware, "/static/js/main.abc.js", **{"Accept-Encoding": "gzip"})
-                                      for _ in range(30)))
+    async def class_of(n):
+        return await asyncio.gather(*(serve(middleware, "/static/js/main.abc.js", **gz) for _ in range(n)))
 
-    answers = asyncio.run(class_of_30())
+    asyncio.run(class_of(30))  # before it is compressed: each sent as it is, by Streamlit, at once
+    assert passed == ["/static/js/main.abc.js"] * 30 and calls == []
+    page_going.set()  # the page's run has ended: now it is compressed, once
+    deadline = time.monotonic() + 10
+    while not compressor.done and time.monotonic() < deadline:
+        time.sleep(0.01)
+    passed.clear()
+    answers = asyncio.run(class_of(30))
     assert len(calls) == 1 and not passed
     assert all(gzip.decompress(a[1]["body"]) == raw and a[0]["status"] == 200 for a in answers)
+    assert dict(answers[0][0]["headers"])[b"content-encoding"] == b"gzip"
     # anything else is Streamlit's to answer
     asyncio.run(serve(middleware, "/static/js/main.abc.js"))  # no gzip accepted
-    asyncio.run(serve(middleware, "/static/js/gone.js", **{"Accept-Encoding": "gzip"}))
-    asyncio.run(serve(middleware, "/two_layer", **{"Accept-Encoding": "gzip"}))
+    asyncio.run(serve(middleware, "/static/js/gone.js", **gz))
+    asyncio.run(serve(middleware, "/two_layer", **gz))
     assert passed == ["/static/js/main.abc.js", "/static/js/gone.js", "/two_layer"] and len(calls) == 1
