@@ -4,10 +4,15 @@ Streamlit's HTML page is an empty shell: the browser shows a white screen until 
 its first element, seconds on a fresh server while torch loads. ``FirstPaint`` (ASGI middleware in ``app.py``)
 writes a short placeholder into that HTML, and the page's own stylesheet hides it once the page has drawn
 anything in its main area, or shows a dialog (a lost connection), and after a minute whatever happens. It needs
-no script and loads nothing else, so it shows as soon as the HTML arrives.
+no script and loads nothing else, so it shows as soon as the HTML arrives. Beside it goes a line of script that
+tells Streamlit's frontend where the server is (``BACKEND_BASE``).
 """
 
 from __future__ import annotations
+
+import json
+
+from streamlit import config
 
 PLACEHOLDER_ID = "studio-first-paint"
 BEFORE = b'<div id="root">'
@@ -30,10 +35,43 @@ PLACEHOLDER = f"""<style>
 """.encode()
 
 
-def with_placeholder(html: bytes) -> bytes:
-    """The page's HTML with the placeholder just before the app's root (unchanged if it has no root)."""
+# Streamlit's frontend looks for its server by trying the page's own path first: a lesson at /two_layer pings
+# /two_layer/_stcore/health, gets 404, and tries /_stcore/health only after a pause, 0.1-0.13 s of every lesson's
+# page load. The server knows which part of the address is the page (what it was asked for, less its base path), so
+# the page tells the frontend where the server is (``window.__streamlit.BACKEND_BASE_URL``, Streamlit's setting for
+# hosts that embed it): the address less that part, so a proxy's prefix stays. If the address does not end with
+# it (a proxy that rewrote more), or a host set it, nothing is set and Streamlit looks as before.
+BACKEND_BASE = """<script>(() => {
+  const page = %s, path = location.pathname.replace(/\\/+$/, "");
+  if (!window.__streamlit && path.endsWith(page)) {
+    window.__streamlit = { BACKEND_BASE_URL: location.origin + path.slice(0, path.length - page.length) + "/" };
+  }
+})();</script>
+"""
+
+
+def page_part(raw_path: bytes, base_url_path: str = "") -> str:
+    """The part of a request's path (as the browser sent it, percent-encoded) that names the page: without the
+    server's base path or trailing slashes; "" for the home page."""
+    path = raw_path.decode("latin-1").rstrip("/")
+    base = "/" + base_url_path.strip("/") if base_url_path.strip("/") else ""
+    if base and (path == base or path.startswith(base + "/")):
+        path = path[len(base):]
+    return path
+
+
+def backend_base(page: str) -> bytes:
+    """The script that tells Streamlit's frontend where its server is, for a page at ``page``."""
+    literal = json.dumps(page).replace("<", "\\u003c").replace(">", "\\u003e")  # never ends the script
+    return (BACKEND_BASE % literal).encode()
+
+
+def with_placeholder(html: bytes, page: str | None = None) -> bytes:
+    """The page's HTML with the placeholder, and where the page is ``page`` the script that says where the server
+    is, just before the app's root (unchanged if it has no root)."""
     at = html.find(BEFORE)
-    return html if at < 0 else html[:at] + PLACEHOLDER + html[at:]
+    extra = b"" if page is None else backend_base(page)
+    return html if at < 0 else html[:at] + PLACEHOLDER + extra + html[at:]
 
 
 NOT_PAGES = ("/component/", "/_stcore/", "/static/", "/app/static/")  # a component's iframe is HTML too
@@ -75,7 +113,8 @@ class FirstPaint:
                 body.append(message.get("body", b""))
                 if message.get("more_body", False):
                     return
-                html = with_placeholder(b"".join(body))
+                html = with_placeholder(b"".join(body), page_part(scope.get("raw_path") or scope["path"].encode(),
+                                                                   config.get_option("server.baseUrlPath") or ""))
                 fixed = [(k, v) for k, v in start.get("headers") or [] if k != b"content-length"]
                 await send(dict(start, headers=[*fixed, (b"content-length", str(len(html)).encode())]))
                 await send({"type": "http.response.body", "body": html})

@@ -44,16 +44,33 @@ def call(path: str = "/", accept: str = "text/html,*/*", method: str = "GET"):
 
 
 def test_the_placeholder_is_written_into_streamlits_page_before_its_root():
-    html = first_paint.with_placeholder(INDEX)
+    html = first_paint.with_placeholder(INDEX, "/logistic")
     assert html.index(b'id="studio-first-paint"') < html.index(b'<div id="root">')
     assert b"Autograd Studio" in html and b"Loading the page" in html
-    assert html.replace(first_paint.PLACEHOLDER, b"") == INDEX
+    script = first_paint.backend_base("/logistic")
+    assert html.index(script) < html.index(b'<div id="root">')
+    assert html.replace(first_paint.PLACEHOLDER, b"").replace(script, b"") == INDEX
+
+
+def test_the_page_part_of_an_address_is_the_path_less_the_servers_base_path():
+    assert first_paint.page_part(b"/") == "" and first_paint.page_part(b"") == ""
+    assert first_paint.page_part(b"/two_layer") == "/two_layer" == first_paint.page_part(b"/two_layer/")
+    assert first_paint.page_part(b"/class/two_layer", "class/") == "/two_layer"
+    assert first_paint.page_part(b"/class", "/class") == ""
+    assert first_paint.page_part(b"/classes", "class") == "/classes"
+    assert first_paint.page_part(b"/caf%C3%A9") == "/caf%C3%A9"  # as the browser's location.pathname has it
+
+
+def test_an_address_never_ends_the_script():
+    script = first_paint.backend_base('/x</script><script>alert("hi")</script>').decode()
+    body = script.removeprefix("<script>").removesuffix("</script>\n")
+    assert "</" not in body and "<script" not in body.lower() and "\\u003c/script\\u003e" in body
 
 
 def test_a_page_request_gets_the_placeholder_uncompressed_with_its_length():
-    seen, start, body = call()
+    seen, start, body = call("/two_layer")
     assert all(k != b"accept-encoding" for k, _ in seen["headers"])
-    assert first_paint.PLACEHOLDER in body
+    assert first_paint.PLACEHOLDER in body and first_paint.backend_base("/two_layer") in body
     assert dict(start["headers"])[b"content-length"] == str(len(body)).encode()
 
 
