@@ -6,7 +6,8 @@ Two background threads, each started at most once per process:
   engine, which every page needs (the sidebar lists torch's devices). Started any earlier, the import
   holds the GIL while the server is still starting and delays its health check by a second or more.
   A page that comes before it has finished waits only for the rest of that import, never a second one.
-* ``warm_up()``, from the script once the first page has been drawn. In a server it computes lesson 4's
+* ``warm_up()``, from the script once the first page has been drawn. In a server it imports pandas (Streamlit's
+  check of a component's data for a dataframe imports it on a lesson's first visit) and computes lesson 4's
   comparison runs and panels at the default settings (``studio.xray_runs``), which made that lesson's first
   visit the slowest page, at once: each part begins when no page's script runs, and between steps the runs
   give way to any page's script run, unless that page waits for them (``giving_way``). The first of them
@@ -94,6 +95,11 @@ def _server_warm_up() -> None:
     # plotly.js for the live charts, compressed once, after the first page: 0.14 s of a core that the first page's
     # browser wanted (a lesson that asks for it sooner has it compressed in one of the server's worker threads)
     plotly_js_gzip()
+    # What Streamlit imports the first time a page passes a component (a live chart) or a table anything but plain
+    # values, to check it for a dataframe: 0.4 s holding the GIL, which the first lesson visited would pay
+    wait_quiet(quiet=0.0)
+    import pandas  # noqa: F401
+    import pyarrow  # noqa: F401
 
     TRAINERS.on_demand = True  # a run that wants a trainer before the lull starts them
     # Lesson 4's runs at once, between the pages opened meanwhile: between steps they wait while a page's script

@@ -5,6 +5,7 @@ teacher key. Both are first-party cookies, written by a component that draws not
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 
@@ -17,7 +18,7 @@ _TEACHER_HELD = re.compile(r"([A-Z0-9]{5})\.([A-Za-z0-9_-]{16,64})")
 
 _JS = """
 export default function ({ data }) {
-  for (const [name, value] of Object.entries((data && data.cookies) || {})) {
+  for (const [name, value] of Object.entries(JSON.parse((data && data.cookies) || "{}"))) {
     const keep = value ? `${encodeURIComponent(value)}; max-age=${data.age}` : "; max-age=0";
     document.cookie = `${name}=${keep}; path=/; SameSite=Strict`;
   }
@@ -59,4 +60,6 @@ def write(teacher: tuple[str, str] | None) -> None:
     wanted = {BROWSER: browser_id(), TEACHER: f"{teacher[0]}.{teacher[1]}" if teacher else ""}
     if all(_cookie(k) == v for k, v in wanted.items()):
         return
-    _component(key="studio_class_memory", data={"cookies": wanted, "age": AGE}, height=0)
+    # The cookies as JSON text: Streamlit checks every other kind of value in a component's data for a dataframe,
+    # and its check imports pandas, 0.4 s of a new browser's first page.
+    _component(key="studio_class_memory", data={"cookies": json.dumps(wanted), "age": AGE}, height=0)

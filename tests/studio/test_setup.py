@@ -173,3 +173,22 @@ def test_the_preload_imports_what_every_pages_first_run_imports():
     wanted = script_imports(ROOT / "app.py", main_only=True) | script_imports(ROOT / "pages" / "home.py")
     wanted.discard("studio.boot")  # the module that preloads
     assert wanted and wanted <= set(boot.SHELL), wanted - set(boot.SHELL)
+
+
+FIRST_PAGE = """
+import sys
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file("app.py", default_timeout=120)
+at.run()
+assert not at.exception, [e.value for e in at.exception]
+print(sorted(name for name in ("pandas", "pyarrow") if name in sys.modules))
+"""
+
+
+def test_the_home_pages_first_run_imports_no_pandas():
+    """Streamlit checks a component's data for a dataframe, and the check imports pandas and pyarrow (0.4 s): the
+    class memory's cookies once made a new browser's first page pay that. (A fresh interpreter: this one may have
+    imported them for other tests.)"""
+    done = subprocess.run([sys.executable, "-c", FIRST_PAGE], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout

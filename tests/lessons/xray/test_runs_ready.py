@@ -41,8 +41,8 @@ def test_after_the_warm_up_the_page_at_its_defaults_trains_nothing(app):
 
 
 def test_a_servers_warm_up_computes_them_first_giving_way_then_starts_the_trainers(monkeypatch):
-    """Lesson 4's runs and panels at once after the first page (between the pages opened meanwhile: each part
-    once no script runs, and their steps give way to pages), then the trainers after a quiet moment."""
+    """pandas, then lesson 4's runs and panels at once after the first page (between the pages opened meanwhile:
+    each part once no script runs, and their steps give way to pages), then the trainers after a quiet moment."""
     calls = []
     monkeypatch.setattr(boot, "wait_quiet", lambda quiet=boot.QUIET: calls.append(f"quiet {quiet:g}"))
     monkeypatch.setattr(boot, "freeze_imports", lambda: 0)
@@ -54,7 +54,7 @@ def test_a_servers_warm_up_computes_them_first_giving_way_then_starts_the_traine
         monkeypatch.setattr(xray_runs, f.__name__, lambda *args, name=f.__name__: calls.append(name))
     monkeypatch.setattr(boot, "_started", {"preload", "warm-up"})
     boot._warm_up()
-    assert calls == ["give way", "quiet 0", "zero_grad_panels", "quiet 0", "relu_panels", "quiet 0", "sgd_panels",
+    assert calls == ["quiet 0", "give way", "quiet 0", "zero_grad_panels", "quiet 0", "relu_panels", "quiet 0", "sgd_panels",
                      "quiet 0", "zero_grad_panels", "quiet 0", "ctx_traces", "gradcheck_lab", "go on", "quiet 3",
                      "trainers"]
 
