@@ -44,6 +44,8 @@ if __name__ == "__main__":
         script_ended()
     warm_up()  # once per process, in the background, after the first page is drawn
 else:
+    from functools import partial
+
     from starlette.middleware import Middleware
 
     from studio import assets, boot, feed, first_paint
@@ -57,6 +59,8 @@ else:
     # HTML carries something to read until its first script run has drawn (first_paint.FirstPaint). Streamlit's
     # frontend goes out gzipped, each file compressed once (assets.CompressedBundle).
     polls = feed.ROUTES + relay.ROUTES  # the live feed and the class relay: asked many times a second
+    between_runs = partial(boot.wait_quiet, quiet=0.0, at_most=5.0)  # compression waits for no page's run to go
     app = st.App(__file__, routes=polls + assets.ROUTES,
                  middleware=[Middleware(boot.PreloadOnFirstRequest), Middleware(feed.FastLane, routes=polls),
-                             Middleware(first_paint.FirstPaint), Middleware(assets.CompressedBundle)])
+                             Middleware(first_paint.FirstPaint),
+                             Middleware(assets.CompressedBundle, wait=between_runs)])

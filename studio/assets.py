@@ -122,12 +122,6 @@ class Compressor:
                     self.queued.discard(file)  # unreadable now: a later request queues it again
 
 
-def _no_run_going() -> None:
-    from .boot import wait_quiet
-
-    wait_quiet(quiet=0.0, at_most=5.0)
-
-
 class CompressedBundle:
     """ASGI middleware: a GET for one of Streamlit's frontend files, from a browser that accepts gzip, is answered
     here with the file gzipped once it has been compressed (``Compressor``); until then, and for anything else,
@@ -137,10 +131,12 @@ class CompressedBundle:
     done between the pages' script runs; the requests after it get the compressed file, about a quarter of the
     bytes: what matters when a class of 30 loads the app over one classroom Wi-Fi."""
 
-    def __init__(self, app, root: Path | None = None, compressor: Compressor | None = None) -> None:
+    def __init__(self, app, root: Path | None = None, compressor: Compressor | None = None,
+                 wait: Callable[[], object] = lambda: None) -> None:
+        """``wait``: the compressor's wait before each file (``app.py``: until no page's script run is going)."""
         self.app = app
         self.root = root
-        self.compressor = compressor or Compressor(wait=_no_run_going)
+        self.compressor = compressor or Compressor(wait=wait)
 
     def _file(self, path: str) -> Path | None:
         """The bundle file a request path names, or None (not in the bundle, not compressible, or outside it)."""
