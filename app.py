@@ -59,8 +59,8 @@ else:
     # HTML carries something to read until its first script run has drawn (first_paint.FirstPaint). Streamlit's
     # frontend goes out gzipped, each file compressed once (assets.CompressedBundle).
     polls = feed.ROUTES + relay.ROUTES  # the live feed and the class relay: asked many times a second
-    between_runs = partial(boot.wait_quiet, quiet=0.0, at_most=5.0)  # compression waits for no page's run to go
+    compressor = assets.Compressor(wait=partial(boot.wait_quiet, quiet=0.0, at_most=5.0))  # between page runs
     app = st.App(__file__, routes=polls + assets.ROUTES,
                  middleware=[Middleware(boot.PreloadOnFirstRequest), Middleware(feed.FastLane, routes=polls),
                              Middleware(first_paint.FirstPaint),
-                             Middleware(assets.CompressedBundle, wait=between_runs)])
+                             Middleware(assets.CompressedBundle, compressor=compressor)])

@@ -15,17 +15,14 @@ and prints the ratio of the two totals.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from bench.startup import wait_health  # noqa: E402
-from testkit.browser import ARTIFACTS, free_port, launch, wait_idle  # noqa: E402
+from testkit.browser import launch, streamlit_server, wait_idle  # noqa: E402
 
 PAGES = (("home", "", "Open lesson 1"), ("lesson 2", "/two_layer", "Train"), ("lesson 5", "/playground", "Reset"))
 SIZES = """() => [performance.getEntriesByType('navigation'), performance.getEntriesByType('resource')].flat()
@@ -33,31 +30,19 @@ SIZES = """() => [performance.getEntriesByType('navigation'), performance.getEnt
 
 
 def measure(browser, root: Path) -> list[tuple[str, str, int, int]]:
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    ARTIFACTS.mkdir(exist_ok=True)
-    with open(ARTIFACTS / "first-load-bytes-server.log", "w") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=root, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            wait_health(url, proc, time.perf_counter())
-            rows = []
-            for who in ("teacher", "student"):
-                context = browser.new_context(viewport={"width": 1280, "height": 800})
-                for name, path, text in PAGES:
-                    page = context.new_page()
-                    page.goto(url + path)
-                    page.get_by_text(text).first.wait_for(timeout=60_000)
-                    wait_idle(page)
-                    page.wait_for_timeout(1000)  # the charts' code, asked for once the run has drawn them
-                    rows.append((who, name, *page.evaluate(SIZES)))
-                context.close()
-            return rows
-        finally:
-            proc.terminate()
-            proc.wait(10)
+    with streamlit_server(root=root) as url:
+        rows = []
+        for who in ("teacher", "student"):
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            for name, path, text in PAGES:
+                page = context.new_page()
+                page.goto(url + path)
+                page.get_by_text(text).first.wait_for(timeout=60_000)
+                wait_idle(page)
+                page.wait_for_timeout(1000)  # the charts' code, asked for once the run has drawn them
+                rows.append((who, name, *page.evaluate(SIZES)))
+            context.close()
+        return rows
 
 
 def main() -> None:

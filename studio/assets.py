@@ -131,12 +131,10 @@ class CompressedBundle:
     done between the pages' script runs; the requests after it get the compressed file, about a quarter of the
     bytes: what matters when a class of 30 loads the app over one classroom Wi-Fi."""
 
-    def __init__(self, app, root: Path | None = None, compressor: Compressor | None = None,
-                 wait: Callable[[], object] = lambda: None) -> None:
-        """``wait``: the compressor's wait before each file (``app.py``: until no page's script run is going)."""
+    def __init__(self, app, compressor: Compressor, root: Path | None = None) -> None:
         self.app = app
+        self.compressor = compressor  # app.py's waits, before each file, until no page's script run is going
         self.root = root
-        self.compressor = compressor or Compressor(wait=wait)
 
     def _file(self, path: str) -> Path | None:
         """The bundle file a request path names, or None (not in the bundle, not compressible, or outside it)."""

@@ -53,10 +53,9 @@ BACKEND_BASE = """<script>(() => {
 def page_part(raw_path: bytes, base_url_path: str = "") -> str:
     """The part of a request's path (as the browser sent it, percent-encoded) that names the page: without the
     server's base path or trailing slashes; "" for the home page."""
-    path = raw_path.decode("latin-1").rstrip("/")
-    base = "/" + base_url_path.strip("/") if base_url_path.strip("/") else ""
-    if base and (path == base or path.startswith(base + "/")):
-        path = path[len(base):]
+    path, base = raw_path.decode("latin-1").rstrip("/"), base_url_path.strip("/")
+    if base and (path == f"/{base}" or path.startswith(f"/{base}/")):
+        path = path[len(base) + 1:]
     return path
 
 

@@ -173,7 +173,7 @@ def test_presenter_view_at_720p(server, browser, lesson, path):
         page.get_by_role("button", name="Pause").click()
         wait_idle(page)
     if path == "xray":
-        page.wait_for_function(PRESENTER_GRAPH, timeout=30_000)
+        page.locator('[data-testid="stGraphVizChart"] svg').first.wait_for(timeout=30_000)
     else:
         page.wait_for_function("() => document.querySelector('.js-plotly-plot .xtick')", timeout=30_000)
     page.wait_for_timeout(500)
@@ -198,12 +198,6 @@ def test_presenter_view_at_720p(server, browser, lesson, path):
     context.close()
 
 
-# Streamlit draws st.html (the presenter's stylesheet) with a component it loads on first use, as it does the graph:
-# under load the graph can be on screen a moment before the stylesheet is (its text then measured 12.8 and 8.1 px)
-PRESENTER_GRAPH = """() => { const svg = document.querySelector('[data-testid="stGraphVizChart"] svg');
-  return svg && getComputedStyle(svg).maxWidth !== '100%'; }"""
-
-
 PLOT_AREA = """() => { const area = document.querySelector('.studio-live .js-plotly-plot .nsewdrag');
   return area ? area.getBoundingClientRect().bottom : null; }"""
 
@@ -226,7 +220,7 @@ def test_the_presenter_graph_keeps_its_size_in_a_narrow_wrapper(server, browser)
     instead, so a wrapper narrower than the page leaves the graph's text at its size."""
     context = browser.new_context(viewport=PRESENTER)
     page = open_page(context, f"{server}/xray?present=1")
-    page.wait_for_function(PRESENTER_GRAPH, timeout=30_000)
+    page.locator('[data-testid="stGraphVizChart"] svg').first.wait_for(timeout=30_000)
     page.evaluate("""() => { const chart = document.querySelector('[data-testid="stGraphVizChart"]');
                              chart.style.width = '300px'; chart.parentElement.style.width = '300px'; }""")
     sizes = [s for g in page.evaluate(MEASURE)["graphs"] for s in g]

@@ -106,7 +106,7 @@ def test_a_file_asked_for_by_many_at_once_is_compressed_once_and_off_the_pages_p
     monkeypatch.setattr(assets.gzip, "compress", lambda *a, **k: calls.append(1) or compress(*a, **k))
     page_going = threading.Event()
     compressor = assets.Compressor(wait=page_going.wait)  # in a server: until no page's script run is going
-    middleware = assets.CompressedBundle(streamlit, root=tmp_path, compressor=compressor)
+    middleware = assets.CompressedBundle(streamlit, compressor, root=tmp_path)
     gz = {"Accept-Encoding": "gzip"}
 
     async def class_of(n):
