@@ -10,23 +10,27 @@ Two background threads, each started at most once per process:
   check of a component's data for a dataframe imports it on a lesson's first visit) and computes lesson 4's
   comparison runs and panels at the default settings (``studio.xray_runs``), which made that lesson's first
   visit the slowest page, at once: each part begins when no page's script runs, and between steps the runs
-  give way to any page's script run, unless that page waits for them (``giving_way``). The first of them
-  imports ``torch.optim`` (about 800 modules, over a second holding the GIL), which the first Train click
-  would otherwise pay. Then, after a lull of ``QUIET_TRAINERS`` seconds without a script run (``wait_quiet``;
-  20 s at most), it starts the trainer processes, whose own torch import takes a core for over a second from
-  the pages; the first run that wants one starts them sooner (``studio.trainers``). Outside a server (a
-  test's AppTest) it imports ``torch.optim`` after a quiet moment, and that is all.
+  give way to any page's script run, unless that page waits for them (``giving_way``). Before them it makes a
+  first ``torch.optim`` optimizer, which imports ``torch._dynamo`` (about 800 modules, over a second holding the
+  GIL) that lesson 4's first run and the first Train click would otherwise pay. Then, after a lull of
+  ``QUIET_TRAINERS`` seconds without a script run (``wait_quiet``; 20 s at most), it starts the trainer
+  processes, whose own torch import takes a core for over a second from the pages; the first run that wants
+  one starts them sooner (``studio.trainers``). Outside a server (a test's AppTest) it makes that first
+  optimizer after a quiet moment, and that is all.
 
-After each, in a server, what was imported is frozen out of the garbage collector's reach
-(``freeze_imports``).
+Each import runs with the cyclic garbage collector paused, and what it loaded is frozen out of the collector's
+reach after (``importing``); once the warm-up is done, in a server, garbage is collected and what is left frozen
+too (``freeze_imports``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import gc
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -63,26 +67,58 @@ SHELL = ("studio.lessons", "studio.offline_notice", "studio.page", "studio.prese
 
 
 def _preload() -> None:
-    _single_threaded_torch()
     import importlib
 
-    import autodiff_core  # noqa: F401
+    with importing():
+        _single_threaded_torch()
+        import autodiff_core  # noqa: F401
 
-    for name in SHELL:
-        importlib.import_module(name)
-    # What was imported, out of the cyclic collector's reach, without a collection first (0.1 s holding the GIL,
-    # often while the first page runs): the warm-up's freeze_imports() collects, and freezes what came after.
-    gc.freeze()
+        for name in SHELL:
+            importlib.import_module(name)
+
+
+@contextlib.contextmanager
+def importing():
+    """For the imports inside: no automatic cyclic garbage collection while they run, and what they loaded out of
+    the collector's reach after (``gc.freeze()``, without a collection first: that would take 0.1-0.5 s holding the
+    GIL, while a page runs). An import makes hundreds of thousands of objects, all of which stay; each full
+    collection they set off walked them all again: three or four during torch's import (0.3 s, while the browser
+    loads the first page and its script run waits), one of 0.3-0.5 s during a lesson's first visit after pandas'
+    and torch.optim's. Collection resumes as it was after. The cyclic garbage of that moment is frozen too, and
+    never collected: a few thousand objects, once.
+
+    Meanwhile another thread that wants the GIL gets it within ``IMPORT_SWITCH`` seconds, not Python's 5 ms: the
+    server's event loop, serving the browser the files of the first page while torch is imported, waited up to
+    5 ms for it at every step of every file, and the page's files came a few hundred ms later."""
+    was, switch = gc.isenabled(), sys.getswitchinterval()
+    gc.disable()
+    sys.setswitchinterval(min(switch, IMPORT_SWITCH))
+    try:
+        yield
+        gc.freeze()
+    finally:
+        sys.setswitchinterval(switch)
+        if was:
+            gc.enable()
+
+
+IMPORT_SWITCH = 0.0005  # seconds: the GIL's switch interval while the warm-up imports
 
 
 def _warm_up() -> None:
-    torch = _single_threaded_torch()
+    _single_threaded_torch()
     if "preload" in _started:  # a server (not a test's AppTest)
         _server_warm_up()
         freeze_imports()  # its imports are done now
     else:
         wait_quiet()
-        torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+        first_optimizer()
+
+
+def first_optimizer() -> None:
+    """Make a torch.optim optimizer, as a lesson's first run would: the first one imports torch._dynamo."""
+    torch = _single_threaded_torch()
+    torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
 
 
 def _server_warm_up() -> None:
@@ -92,19 +128,27 @@ def _server_warm_up() -> None:
     from .assets import plotly_js_gzip
     from .trainers import TRAINERS
 
+    # Nothing until the browser has drawn the first page: after its script run, it still asks for the code of the
+    # page's widgets and draws them (0.2-0.4 s here), and the warm-up's first steps took a core from that.
+    wait_quiet(quiet=DRAWN)
     # plotly.js for the live charts, compressed once, after the first page: 0.14 s of a core that the first page's
     # browser wanted (a lesson that asks for it sooner has it compressed in one of the server's worker threads)
     plotly_js_gzip()
     # What Streamlit imports the first time a page passes a component (a live chart) or a table anything but plain
     # values, to check it for a dataframe: 0.4 s holding the GIL, which the first lesson visited would pay
     wait_quiet(quiet=0.0)
-    import pandas  # noqa: F401
-    import pyarrow  # noqa: F401
+    with importing():
+        import pandas  # noqa: F401
+        import pyarrow  # noqa: F401
 
     TRAINERS.on_demand = True  # a run that wants a trainer before the lull starts them
+    # What torch imports for its first optimizer (torch._dynamo: about 800 modules, over a second holding the GIL),
+    # which lesson 4's first run and the first Train click would otherwise pay
+    wait_quiet(quiet=0.0)
+    with importing():
+        first_optimizer()
     # Lesson 4's runs at once, between the pages opened meanwhile: between steps they wait while a page's script
-    # runs, unless that page waits for them. (The first imports torch.optim: over a second, which the first
-    # Train click would otherwise pay.)
+    # runs, unless that page waits for them.
     give_way_while(giving_way(lambda: not xray_runs.someone_waits()))
     try:
         xray_runs.warm(before_each=lambda: wait_quiet(quiet=0.0))
@@ -115,6 +159,7 @@ def _server_warm_up() -> None:
 
 
 QUIET = 1.0  # seconds with no script run before the warm-up's next part
+DRAWN = 0.4  # seconds after a page's script run by which its browser has drawn it, here
 QUIET_TRAINERS = 3.0  # before the trainers start: their torch import takes a core for over a second
 QUIET_AT_MOST = 20.0  # and the longest it waits for them: a busy class still gets its trainers
 LONG_RUN = 10.0  # a script run that began longer ago than this and has not ended no longer holds it back

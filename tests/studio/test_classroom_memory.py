@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 import threading
 import time
 import weakref
 
+import pytest
 from starlette.concurrency import run_in_threadpool
 
 from studio import boot, reaper, server_loop
@@ -82,6 +84,30 @@ def test_the_imports_are_frozen_out_of_the_collectors_reach():
         gc.collect()
         assert ref() is None
     finally:
+        gc.unfreeze()
+
+
+def test_an_import_runs_with_the_collector_paused_and_is_frozen_after():
+    """torch's import set off three or four full collections (0.3 s of the GIL) while the first page waited, and
+    the server's event loop waited up to 5 ms for the GIL at each step of serving the browser's files."""
+    paused, before, switch = [], gc.get_freeze_count(), sys.getswitchinterval()
+    try:
+        with boot.importing():
+            paused.append(not gc.isenabled())
+            paused.append(sys.getswitchinterval() == boot.IMPORT_SWITCH < switch)  # the server's loop gets the GIL
+            made = [[i] for i in range(1000)]  # what an import makes, and keeps
+        assert paused == [True, True] and gc.isenabled() and sys.getswitchinterval() == switch
+        assert gc.get_freeze_count() >= before + len(made)
+        gc.unfreeze()
+        with pytest.raises(ImportError), boot.importing():  # an import that fails: collection resumes all the same
+            raise ImportError("no such module")
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+        gc.disable()  # paused already (by whoever runs this): it stays paused
+        with boot.importing():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
         gc.unfreeze()
 
 

@@ -41,8 +41,9 @@ def test_after_the_warm_up_the_page_at_its_defaults_trains_nothing(app):
 
 
 def test_a_servers_warm_up_computes_them_first_giving_way_then_starts_the_trainers(monkeypatch):
-    """pandas, then lesson 4's runs and panels at once after the first page (between the pages opened meanwhile:
-    each part once no script runs, and their steps give way to pages), then the trainers after a quiet moment."""
+    """pandas, then a first optimizer, then lesson 4's runs and panels at once after the first page (between the
+    pages opened meanwhile: each part once no script runs, and their steps give way to pages), then the trainers
+    after a quiet moment."""
     calls = []
     monkeypatch.setattr(boot, "wait_quiet", lambda quiet=boot.QUIET: calls.append(f"quiet {quiet:g}"))
     monkeypatch.setattr(boot, "freeze_imports", lambda: 0)
@@ -52,9 +53,12 @@ def test_a_servers_warm_up_computes_them_first_giving_way_then_starts_the_traine
                         lambda busy: calls.append("give way" if busy else "go on"))
     for f in CACHED:
         monkeypatch.setattr(xray_runs, f.__name__, lambda *args, name=f.__name__: calls.append(name))
+    monkeypatch.setattr(boot, "first_optimizer", lambda: calls.append("optimizer"))
     monkeypatch.setattr(boot, "_started", {"preload", "warm-up"})
     boot._warm_up()
-    assert calls == ["quiet 0",  # pandas, once no page's run goes
+    assert calls == [f"quiet {boot.DRAWN:g}",  # plotly.js compressed, once the first page is drawn
+                     "quiet 0",  # pandas, once no page's run goes
+                     "quiet 0", "optimizer",  # torch._dynamo, which torch's first optimizer imports
                      "give way", "quiet 0", "zero_grad_panels", "quiet 0", "relu_panels", "quiet 0", "sgd_panels",
                      "quiet 0", "zero_grad_panels", "quiet 0", "ctx_traces", "gradcheck_lab", "go on", "quiet 3",
                      "trainers"]
