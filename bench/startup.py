@@ -17,6 +17,7 @@ For each of ``--runs`` fresh servers it prints:
 Targets on a quiet 2-core machine: something readable <= 1 s after any request; the first page <= 2 s after
 health; any later page <= 1 s; Step and a tab switch <= 0.5 s.
 
+Each checkout is compiled first, as the README's run command does (``--no-compile``: as it is).
 ``--against DIR`` alternates each run with one of another checkout (an older commit, say, from
 ``git worktree add /tmp/before HEAD~5``), so that both see the same load, and prints both medians.
 
@@ -38,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from testkit.browser import ARTIFACTS, free_port, launch, wait_idle  # noqa: E402
+from testkit.browser import ARTIFACTS, compile_app, free_port, launch, wait_idle  # noqa: E402
 
 HOME_READY = "Open lesson 1"  # the home page's last link: its script run has drawn the page
 COLUMNS = ("health", "first page", "read", "second visit", "read", "lesson 2", "read", "lesson 4", "lesson 5",
@@ -192,8 +193,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--against", type=Path, help="another checkout to alternate with")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="start from the checkouts as they are, without the run command's compileall")
     args = parser.parse_args()
     roots = {"this checkout": ROOT} | ({f"{args.against}": args.against.resolve()} if args.against else {})
+    for root in roots.values():
+        if not args.no_compile:
+            compile_app(root)  # as the README's run command does (this machine does not write bytecode itself)
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     rows = {name: [] for name in roots}
     with sync_playwright() as p:

@@ -45,6 +45,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# What the README's run commands compile before ``streamlit run app.py``: the app's own modules, as bytecode
+APP_SOURCES = ("app.py", "autodiff_core", "pages", "studio")
+COMPILE = f"python -m compileall -q {' '.join(APP_SOURCES)}"
+
+
+def compile_app(root: Path = ROOT) -> None:
+    """Compile the app in ``root`` as the README's run command does, so that a server started there reads its
+    modules' bytecode (where Python may not write it, as here, it compiled them on every start)."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *APP_SOURCES], cwd=root, check=True)
+
+
 @contextlib.contextmanager
 def streamlit_server(port: int | None = None, root: Path = ROOT):
     """``streamlit run app.py`` in ``root`` (this checkout by default) on ``port`` (a free one by default);

@@ -15,7 +15,7 @@ import urllib.request
 from pathlib import Path
 
 from studio import assets, boot
-from testkit.browser import free_port
+from testkit.browser import COMPILE, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SKIP = {".git", "__pycache__", ".pytest_cache", ".ruff_cache", "artifacts", ".venv"}
@@ -137,7 +137,8 @@ def test_the_readme_run_commands_use_the_lock():
     readme = (ROOT / "README.md").read_text()
     run_section = readme[readme.index("## Run it"):readme.index("## Test it")]
     commands = re.findall(r"```bash\n(.*?)\n```", run_section, re.S)
-    assert len(commands) == 2 and all(c.endswith("-c constraints.txt && streamlit run app.py") for c in commands)
+    assert len(commands) == 2 and all(c.endswith(f"-c constraints.txt && {COMPILE} && streamlit run app.py")
+                                      for c in commands)
     assert "--index-url https://download.pytorch.org/whl/cpu" in commands[1]
 
 
