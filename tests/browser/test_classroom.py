@@ -80,8 +80,9 @@ def test_a_teachers_link_reproduces_the_run_in_a_fresh_browser(server, browser):
 
 
 def replay_numbers(page) -> str:
-    """Lesson 3's finished view: the replay's caption (iteration, accuracy, loss, weights) as drawn."""
-    page.get_by_text("▶ Play").first.wait_for(timeout=30_000)
+    """Lesson 3's finished view: the replay's caption (iteration, accuracy, loss, weights) as drawn. (The run trains
+    first: as long as the other live-chart waits, for a machine other jobs keep busy.)"""
+    page.get_by_text("▶ Play").first.wait_for(timeout=60_000)
     return page.locator(".js-plotly-plot .gtitle").first.text_content()
 
 
