@@ -90,16 +90,20 @@ def importing():
     Meanwhile another thread that wants the GIL gets it within ``IMPORT_SWITCH`` seconds, not Python's 5 ms: the
     server's event loop, serving the browser the files of the first page while torch is imported, waited up to
     5 ms for it at every step of every file, and the page's files came a few hundred ms later."""
-    was, switch = gc.isenabled(), sys.getswitchinterval()
-    gc.disable()
-    sys.setswitchinterval(min(switch, IMPORT_SWITCH))
-    try:
-        yield
-        gc.freeze()
-    finally:
-        sys.setswitchinterval(switch)
-        if was:
-            gc.enable()
+    with _importing:  # one at a time (the preload's and the warm-up's): each restores what it found
+        was, switch = gc.isenabled(), sys.getswitchinterval()
+        gc.disable()
+        sys.setswitchinterval(min(switch, IMPORT_SWITCH))
+        try:
+            yield
+            gc.freeze()
+        finally:
+            sys.setswitchinterval(switch)
+            if was:
+                gc.enable()
+
+
+_importing = threading.RLock()
 
 
 IMPORT_SWITCH = 0.0005  # seconds: the GIL's switch interval while the warm-up imports

@@ -111,6 +111,28 @@ def test_an_import_runs_with_the_collector_paused_and_is_frozen_after():
         gc.unfreeze()
 
 
+def test_imports_in_two_threads_take_turns_and_leave_the_collector_as_it_was():
+    """The preload's and the warm-up's: overlapping, the one that began second would have restored the first's
+    short switch interval for good."""
+    switch, inside, order = sys.getswitchinterval(), threading.Event(), []
+
+    def second():
+        with boot.importing():
+            order.append("second")
+
+    try:
+        with boot.importing():
+            other = threading.Thread(target=second)
+            other.start()
+            inside.wait(0.2)  # time for the other thread to try
+            order.append("first")
+        other.join(5)
+        assert order == ["first", "second"]
+        assert sys.getswitchinterval() == switch and gc.isenabled()
+    finally:
+        gc.unfreeze()
+
+
 class Cycle:
     def __init__(self, other) -> None:
         self.me, self.other = self, other
