@@ -132,8 +132,8 @@ def _server_warm_up() -> None:
     from .assets import plotly_js_gzip
     from .trainers import TRAINERS
 
-    # Nothing until the browser has drawn the first page: after its script run, it still asks for the code of the
-    # page's widgets and draws them (0.2-0.4 s here), and the warm-up's first steps took a core from that.
+    # Nothing until the browser has had time to draw the first page: after its script run, it still asks for the
+    # code of the page's widgets and draws them (0.2-0.4 s here).
     wait_quiet(quiet=DRAWN)
     # plotly.js for the live charts, compressed once, after the first page: 0.14 s of a core that the first page's
     # browser wanted (a lesson that asks for it sooner has it compressed in one of the server's worker threads)
