@@ -12,6 +12,7 @@ import hmac
 import json
 import math
 import secrets
+import threading
 import time
 import unicodedata
 from dataclasses import asdict, dataclass, field, replace
@@ -112,10 +113,16 @@ def plain_text(text, limit: int, what: str) -> str:
 
 
 class Classes:
-    """Every class on the store. Reads of a room go through ``room``, which never returns an expired one."""
+    """Every class on the store. Reads of a room go through ``room``, which never returns an expired one.
+
+    A change to a room reads it, changes it and writes it back; only the teacher's browser changes it, from its
+    page's script runs and from the thread that relays its run (``mirror``), both in one process. Those changes
+    take turns (``_changing``): interleaved, one wrote back the room it had read before the other's write, and
+    the other's change was lost (the run the class follows, once)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self._changing = threading.RLock()
 
     # ---- the room ----
     def _save(self, room: Room, bump: bool = True) -> Room:
@@ -159,31 +166,37 @@ class Classes:
             raise ClassError("Only the teacher who started this class can do that.")
         return room
 
-    def lead(self, code: str, key: str, lesson: str, settings: dict, run_id: str) -> Room:
-        """The teacher's lesson, settings and run, as followers see them. Written only when one changed."""
-        room = self.teacher_room(code, key)
-        settings = {str(k): str(v)[:200] for k, v in dict(settings).items()}
-        if (room.lesson, room.settings, room.run_id) == (lesson, settings, run_id):
-            if time.time() - room.active > 60:  # a teacher at work keeps the class from ending idle
-                return self._save(room, bump=False)
-            return room
-        question = room.question
-        if question is not None and run_id and not question.run_id and run_id != room.run_id:
-            question = replace(question, run_id=run_id, open=False)  # the run the class predicted has started
-        return self._save(replace(room, lesson=lesson, settings=settings, run_id=run_id, question=question))
+    def lead(self, code: str, key: str, lesson: str, settings: dict, run_id: str | None = None) -> Room:
+        """The teacher's lesson, settings and run (None: the run the class follows now), as followers see them.
+        Written only when one changed."""
+        with self._changing:
+            room = self.teacher_room(code, key)
+            run_id = room.run_id if run_id is None else run_id
+            settings = {str(k): str(v)[:200] for k, v in dict(settings).items()}
+            if (room.lesson, room.settings, room.run_id) == (lesson, settings, run_id):
+                if time.time() - room.active > 60:  # a teacher at work keeps the class from ending idle
+                    return self._save(room, bump=False)
+                return room
+            question = room.question
+            if question is not None and run_id and not question.run_id and run_id != room.run_id:
+                question = replace(question, run_id=run_id, open=False)  # the run the class predicted has started
+            return self._save(replace(room, lesson=lesson, settings=settings, run_id=run_id, question=question))
 
     def touch(self, code: str, key: str) -> Room:
         """Something the followers' pages show changed (the teacher's run ended): they redraw."""
-        return self._save(self.teacher_room(code, key))
+        with self._changing:
+            return self._save(self.teacher_room(code, key))
 
     def show_names(self, code: str, key: str, shown: bool) -> Room:
-        return self._save(replace(self.teacher_room(code, key), names_shown=bool(shown)))
+        with self._changing:
+            return self._save(replace(self.teacher_room(code, key), names_shown=bool(shown)))
 
     def end(self, code: str, key: str) -> Room:
         """End the class: students can no longer join or send, and its data goes in ``KEEP_DAYS`` days."""
-        room = self._save(replace(self.teacher_room(code, key), ended=time.time()))
-        self.store.expire(_k(room.code), KEEP)
-        return room
+        with self._changing:
+            room = self._save(replace(self.teacher_room(code, key), ended=time.time()))
+            self.store.expire(_k(room.code), KEEP)
+            return room
 
     def delete(self, code: str, key: str) -> int:
         """Delete everything the class holds, now."""
@@ -251,7 +264,6 @@ class Classes:
     # ---- questions ----
     def ask(self, code: str, key: str, text: str, choices: list[str] | tuple[str, ...] = (), lesson: str = "") -> Room:
         """Ask the class: ``choices`` to pick from, or none for a number."""
-        room = self.teacher_room(code, key)
         text = plain_text(text, MAX_QUESTION, "question")
         choices = tuple(c for c in (plain_text(c, MAX_CHOICE, "choice") for c in choices) if c)
         if not text:
@@ -259,11 +271,12 @@ class Classes:
         if len(choices) > MAX_CHOICES or len(choices) == 1:
             raise ClassError(f"A question has 2 to {MAX_CHOICES} choices, or none for a number.")
         question = Question(id=secrets.token_hex(4), text=text, choices=choices, lesson=lesson)
-        return self._save(replace(room, question=question))
+        with self._changing:
+            return self._save(replace(self.teacher_room(code, key), question=question))
 
     def close_question(self, code: str, key: str) -> Room:
-        room = self.teacher_room(code, key)
-        return self._save(replace(room, question=None))
+        with self._changing:
+            return self._save(replace(self.teacher_room(code, key), question=None))
 
     def answer(self, student: Student, code: str, question_id: str, value) -> None:
         room = self.live_room(code)
@@ -281,13 +294,14 @@ class Classes:
     def settle(self, code: str, key: str, question_id: str, outcome: dict) -> Room:
         """Record what the run the class predicted did (``outcome``: kind, one of ``OUTCOMES``; first and final
         loss, finite numbers or None; step; one plain sentence), once, for every student's page to show."""
-        room = self.teacher_room(code, key)
-        q = room.question
-        if q is None or q.id != question_id or q.open or not q.run_id:
-            raise ClassError("That question is not waiting for its run.")
-        if q.outcome:
-            return room
-        room = self._save(replace(room, question=replace(q, outcome=_outcome(outcome))))
+        with self._changing:
+            room = self.teacher_room(code, key)
+            q = room.question
+            if q is None or q.id != question_id or q.open or not q.run_id:
+                raise ClassError("That question is not waiting for its run.")
+            if q.outcome:
+                return room
+            room = self._save(replace(room, question=replace(q, outcome=_outcome(outcome))))
         self._news(code)  # the teacher's page shows it too, whichever of its sessions (a reload) is open
         return room
 

@@ -54,8 +54,8 @@ def lead(path: str) -> None:
     if held is None or lesson is None:
         return
     try:
-        room = panel.classes().teacher_room(*held)
-        panel.classes().lead(*held, lesson, settings_now(lesson), room.run_id)
+        # no run named: the class goes on following its run, also one that the relay (mirror) named meanwhile
+        panel.classes().lead(*held, lesson, settings_now(lesson))
     except Exception:  # the sidebar's class box says the store is unavailable
         log.exception("leading class %s failed", held[0])
 

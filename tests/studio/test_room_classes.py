@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -38,6 +39,58 @@ def test_only_the_teacher_key_changes_the_class(room):
     assert (led.lesson, led.settings, led.run_id) == ("logistic", {"lr_lr": "0.1"}, "run1")
     assert led.version > r.version
     assert c.lead(r.code, key, "logistic", {"lr_lr": "0.1"}, "run1").version == led.version  # nothing changed
+
+
+def test_a_lead_that_names_no_run_keeps_the_run_the_class_follows(room):
+    """A teacher's page names where it is; the run stays the one its relay named (not one the page read before)."""
+    c, r, key = room
+    c.lead(r.code, key, "logistic", {}, "run1")
+    led = c.lead(r.code, key, "logistic", {"lr_lr": "0.1"})
+    assert (led.settings, led.run_id) == ({"lr_lr": "0.1"}, "run1")
+
+
+class SlowRoomReads:
+    """A store whose first read of the room, in the thread named ``slow``, waits until another thread's change is
+    done (1 s at most: one that waits for this change to end never is): the moment between a change's read and its
+    write, held open."""
+
+    def __init__(self, store, code: str) -> None:
+        self.store, self.room_key, self.other_done = store, f"class:{code}", threading.Event()
+        self.held = False
+
+    def __getattr__(self, name):
+        return getattr(self.store, name)
+
+    def get(self, key):
+        value = self.store.get(key)
+        if key == self.room_key and threading.current_thread().name == "slow" and not self.held:
+            self.held = True
+            self.other_done.wait(1.0)
+        return value
+
+
+def test_a_pages_lead_and_its_runs_relay_take_turns(store):
+    """The teacher's page leads (lesson and settings) while the relay of the run it just started names that run:
+    the class follows the run. Interleaved, the page wrote back the room it had read before the relay's write, and
+    the followers' pages said "The teacher's run shows here when the teacher presses Train" for the whole run."""
+    r, key = Classes(store).start()
+    slow = SlowRoomReads(store, r.code)
+    c = Classes(slow)
+    assert store.get(slow.room_key) is not None  # the key the wrapper holds open is the room's
+    page = threading.Thread(target=c.lead, args=(r.code, key, "logistic", {"lr_lr": "0.1"}), name="slow")
+    page.start()
+    while not slow.held:
+        time.sleep(0.001)
+
+    def relay():
+        c.lead(r.code, key, "logistic", {"lr_lr": "0.1"}, "run-7")
+        slow.other_done.set()
+
+    relaying = threading.Thread(target=relay)
+    relaying.start()
+    page.join(5)
+    relaying.join(5)
+    assert c.room(r.code).run_id == "run-7"
 
 
 def test_joining(room):
