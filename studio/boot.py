@@ -2,10 +2,11 @@
 
 Two background threads, each started at most once per process:
 
-* ``preload()``, on the server's first request (``PreloadOnFirstRequest``): imports torch and the
-  engine, which every page needs (the sidebar lists torch's devices). Started any earlier, the import
-  holds the GIL while the server is still starting and delays its health check by a second or more.
-  A page that comes before it has finished waits only for the rest of that import, never a second one.
+* ``preload()``, as the server starts (``Preload``): imports torch and the engine, which every page needs
+  (the sidebar lists torch's devices). The server's health check (``/_stcore/health``) answers once it is
+  done (``READY_HOLD`` s at most), so that a load balancer, ``studio.serve`` or a browser (whose Streamlit asks
+  for it before it connects) sends a page only to a server that can draw it at once. A page that comes before
+  it has finished waits only for the rest of that import, never a second one.
 * ``warm_up()``, from the script once the first page has been drawn. In a server it imports pandas (Streamlit's
   check of a component's data for a dataframe imports it on a lesson's first visit) and computes lesson 4's
   comparison runs and panels at the default settings (``studio.xray_runs``), which made that lesson's first
@@ -69,12 +70,18 @@ SHELL = ("studio.lessons", "studio.offline_notice", "studio.page", "studio.prese
 def _preload() -> None:
     import importlib
 
-    with importing():
-        _single_threaded_torch()
-        import autodiff_core  # noqa: F401
+    try:
+        with importing():
+            _single_threaded_torch()
+            import autodiff_core  # noqa: F401
 
-        for name in SHELL:
-            importlib.import_module(name)
+            for name in SHELL:
+                importlib.import_module(name)
+    finally:
+        preloaded.set()  # also when an import failed: the pages say so, and health must not wait for ever
+
+
+preloaded = threading.Event()  # the preload has ended
 
 
 @contextlib.contextmanager
@@ -247,7 +254,7 @@ def limit_malloc_arenas(n: int = MALLOC_ARENAS) -> bool:
     of 30 runs script threads and training threads by the dozen; what they freed stayed in those arenas,
     scattered, so the server's memory stayed up long after every session had closed (bench/classroom.py
     --warm). Every Python thread shares one GIL, so more arenas buy little speed. Called before the
-    server's threads allocate much (its first request); arenas already made stay. True when set."""
+    server's threads allocate much (as it starts); arenas already made stay. True when set."""
     if os.environ.get("MALLOC_ARENA_MAX"):
         return False
     try:
@@ -261,17 +268,37 @@ def warm_up() -> bool:
     return _once("warm-up", _warm_up)
 
 
-class PreloadOnFirstRequest:
-    """ASGI middleware for ``st.App``: the server's first request (a health check, or the browser opening
-    the app) starts ``preload()`` and notes the server's event loop; every request passes through unchanged."""
+READY_HOLD = 10.0  # seconds a health check waits for the preload at most (a browser's gives up after 15 s)
+READY_LOOK = 0.01  # seconds between looks at whether it has ended
+
+
+class Preload:
+    """ASGI middleware for ``st.App``: the server's start (its lifespan, or else its first request) starts
+    ``preload()`` and notes the server's event loop. Until the preload has ended, a health check
+    (``/_stcore/health``, under any base path) waits for it, ``READY_HOLD`` s at most, and is then answered as
+    Streamlit answers it. Every other request passes through unchanged, at once: the first page's HTML and
+    files come while torch loads."""
 
     def __init__(self, app) -> None:
         self.app = app
         self.started = False
 
     async def __call__(self, scope, receive, send) -> None:
-        if not self.started and scope["type"] in ("http", "websocket"):
+        if not self.started and scope["type"] in ("lifespan", "http", "websocket"):
             self.started = True
             server_loop.remember(asyncio.get_running_loop())
             preload()
+        if scope["type"] == "http" and scope.get("path", "").endswith(HEALTH) and not preloaded.is_set():
+            await ready(READY_HOLD)
         await self.app(scope, receive, send)
+
+
+HEALTH = "/_stcore/health"
+
+
+async def ready(at_most: float) -> bool:
+    """Wait, without holding the event loop, until the preload has ended; at most ``at_most`` s. Whether it has."""
+    deadline = time.monotonic() + at_most
+    while not preloaded.is_set() and time.monotonic() < deadline:
+        await asyncio.sleep(READY_LOOK)
+    return preloaded.is_set()
