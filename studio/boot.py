@@ -13,11 +13,12 @@ Two background threads, each started at most once per process:
   visit the slowest page, at once: each part begins when no page's script runs, and between steps the runs
   give way to any page's script run, unless that page waits for them (``giving_way``). Before them it makes a
   first ``torch.optim`` optimizer, which imports ``torch._dynamo`` (about 800 modules, over a second holding the
-  GIL) that lesson 4's first run and the first Train click would otherwise pay. Then, after a lull of
-  ``QUIET_TRAINERS`` seconds without a script run (``wait_quiet``; 20 s at most), it starts the trainer
-  processes, whose own torch import takes a core for over a second from the pages; the first run that wants
-  one starts them sooner (``studio.trainers``). Outside a server (a test's AppTest) it makes that first
-  optimizer after a quiet moment, and that is all.
+  GIL) that lesson 4's first run and the first Train click would otherwise pay. The trainer processes
+  (``studio.trainers``) start with the server where there is a core for each (``preload``); their own torch
+  import takes a core for over a second, better then than during a lesson's visit. With one core, the warm-up starts
+  them after a lull of ``QUIET_TRAINERS`` seconds without a script run (``wait_quiet``; 20 s at most), and the
+  first run that wants one sooner. Outside a server (a test's AppTest) it makes that first optimizer after a
+  quiet moment, and that is all.
 
 Each import runs with the cyclic garbage collector paused, and what it loaded is frozen out of the collector's
 reach after (``importing``); once the warm-up is done, in a server, garbage is collected and what is left frozen
@@ -37,6 +38,7 @@ import time
 from collections.abc import Callable
 
 from . import server_loop
+from .trainers import TRAINERS, wanted
 
 _started: set[str] = set()
 _lock = threading.Lock()
@@ -137,7 +139,6 @@ def _server_warm_up() -> None:
 
     from . import xray_runs
     from .assets import plotly_js_gzip
-    from .trainers import TRAINERS
 
     # Nothing until the browser has had time to draw the first page: after its script run, it still asks for the
     # code of the page's widgets and draws them (0.2-0.4 s here).
@@ -165,8 +166,9 @@ def _server_warm_up() -> None:
         xray_runs.warm(before_each=lambda: wait_quiet(quiet=0.0))
     finally:
         give_way_while(None)
-    wait_quiet(quiet=QUIET_TRAINERS)
-    TRAINERS.start()  # they import and warm up in processes of their own; runs train here until they are ready
+    if not TRAINERS.asked:  # not started with the server (one core), nor by a run that wanted one
+        wait_quiet(quiet=QUIET_TRAINERS)
+        TRAINERS.start()  # they import and warm up in processes of their own; runs train here until they are ready
 
 
 QUIET = 1.0  # seconds with no script run before the warm-up's next part
@@ -238,9 +240,18 @@ def freeze_imports() -> int:
 
 
 def preload() -> bool:
-    """Start importing torch and the engine in the background (the server calls this as it starts)."""
+    """Start importing torch and the engine in the background (the server calls this as it starts), and, with a
+    core for each, the trainer processes: their own torch import and warm-up (about 3 s, below the server's
+    priority) then come with the server's first page, not in the middle of a class's visits (started after a lull,
+    they often came during a lesson's first visit)."""
     limit_malloc_arenas()
-    return _once("preload", _preload)
+    started = _once("preload", _preload)
+    if started and wanted() >= EARLY_TRAINERS:
+        TRAINERS.start()
+    return started
+
+
+EARLY_TRAINERS = 2  # trainers (one per core) from which they start with the server; with fewer, after a lull
 
 
 M_ARENA_MAX = -8  # glibc's mallopt() parameter number (malloc.h)

@@ -163,6 +163,19 @@ def test_the_servers_start_starts_the_preload_once(monkeypatch):
         assert calls == ["preload", first, "http", "websocket", "http"]
 
 
+def test_the_trainers_start_with_the_server_where_each_has_a_core(monkeypatch):
+    """Their torch import then comes with the server's first page, not during a lesson's visit; on one core it
+    would hold the preload back, and the warm-up starts them after a lull."""
+    for cores, started in ((2, ["trainers"]), (4, ["trainers"]), (1, [])):
+        calls = []
+        monkeypatch.setattr(boot, "_started", set())
+        monkeypatch.setattr(boot, "_once", lambda name, target: name not in boot._started)
+        monkeypatch.setattr(boot, "wanted", lambda cores=cores: cores)
+        monkeypatch.setattr(boot.TRAINERS, "start", lambda calls=calls: calls.append("trainers"))
+        assert boot.preload()
+        assert calls == started, cores
+
+
 def health_and_page(monkeypatch, hold: float, preload_ends_after: float | None) -> dict[str, float]:
     """Seconds until the middleware passed on a health check and a page's request, both sent at once, while the
     preload ends after ``preload_ends_after`` s (None: never)."""
