@@ -54,15 +54,13 @@ else:
 
     navigation_only()
 
-    # torch and the engine load in the background from the server's start on, and its health check answers once they
-    # have (boot.Preload: a load balancer, or a browser's Streamlit, sends a page only to a server ready to draw it);
-    # the live feed's polls are answered ahead of Streamlit's own middleware (feed.FastLane), its route stays for
-    # anything else. A page's HTML carries something to read until its first script run has drawn
-    # (first_paint.FirstPaint). Streamlit's frontend goes out gzipped, each file compressed once
-    # (assets.CompressedBundle).
+    # torch and the engine load in the background from the server's first request on; the live feed's polls
+    # are answered ahead of Streamlit's own middleware (feed.FastLane), its route stays for anything else. A page's
+    # HTML carries something to read until its first script run has drawn (first_paint.FirstPaint). Streamlit's
+    # frontend goes out gzipped, each file compressed once (assets.CompressedBundle).
     polls = feed.ROUTES + relay.ROUTES  # the live feed and the class relay: asked many times a second
     compressor = assets.Compressor(wait=partial(boot.wait_quiet, quiet=0.0, at_most=5.0))  # between page runs
     app = st.App(__file__, routes=polls + assets.ROUTES,
-                 middleware=[Middleware(boot.Preload), Middleware(feed.FastLane, routes=polls),
+                 middleware=[Middleware(boot.PreloadOnFirstRequest), Middleware(feed.FastLane, routes=polls),
                              Middleware(first_paint.FirstPaint),
                              Middleware(assets.CompressedBundle, compressor=compressor)])

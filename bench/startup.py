@@ -19,6 +19,8 @@ Targets on a quiet 2-core machine: something readable <= 1 s after any request; 
 health; any later page <= 1 s; Step and a tab switch <= 0.5 s.
 
 Each checkout is compiled first, as the README's run command does (``--no-compile``: as it is).
+``--open-at-start`` asks for the first page as soon as the server listens (as the browser that ``streamlit run``
+opens does), not once health answers; the health column is then the time it began to listen.
 ``--against DIR`` alternates each run with one of another checkout (an older commit, say, from
 ``git worktree add /tmp/before HEAD~5``), so that both see the same load, and prints both medians.
 
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -111,6 +114,19 @@ def wait_health(url: str, proc: subprocess.Popen, t0: float) -> float:
         time.sleep(0.02)
 
 
+def wait_listening(port: int, proc: subprocess.Popen, t0: float) -> float:
+    """Seconds from ``t0`` until the server accepts connections (when ``streamlit run`` opens a browser)."""
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return time.perf_counter() - t0
+        except OSError:
+            pass
+        if proc.poll() is not None or time.perf_counter() - t0 > 60:
+            raise RuntimeError("streamlit did not start; see artifacts/startup-server.log")
+        time.sleep(0.02)
+
+
 def visit(context, url: str, text: str, since: float | None = None) -> tuple[float, float]:
     """Seconds from the page's request until its script run had ended with ``text`` on the page; seconds until
     the first readable text showed. Both are timed inside the page, from its request (``performance.now()``):
@@ -153,7 +169,7 @@ def steps(context, url: str, n: int = 3) -> float:
     return statistics.median(took)
 
 
-def one_run(browser, root: Path) -> tuple[float, ...]:
+def one_run(browser, root: Path, open_at_start: bool = False) -> tuple[float, ...]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     ARTIFACTS.mkdir(exist_ok=True)
@@ -164,7 +180,10 @@ def one_run(browser, root: Path) -> tuple[float, ...]:
              "--server.address", "127.0.0.1", "--server.headless", "true"],
             cwd=root, stdout=log, stderr=subprocess.STDOUT, env=os.environ | {"PYTHONUNBUFFERED": "1"})
         try:
-            health = wait_health(url, proc, t0)
+            if open_at_start:  # the page is asked for as soon as the server listens, before health
+                health = wait_listening(port, proc, t0)
+            else:
+                health = wait_health(url, proc, t0)
             answered = time.perf_counter()
             context = browser.new_context(viewport={"width": 1280, "height": 800})
             first = visit(context, url, HOME_READY, since=answered)
@@ -194,6 +213,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--against", type=Path, help="another checkout to alternate with")
+    parser.add_argument("--open-at-start", action="store_true",
+                        help="ask for the first page as soon as the server listens, as the browser that streamlit run "
+                             "opens does (health is then the time it began to listen)")
     parser.add_argument("--no-compile", action="store_true",
                         help="start from the checkouts as they are, without the run command's compileall")
     args = parser.parse_args()
@@ -207,7 +229,7 @@ def main() -> None:
         browser = launch(p)
         for i in range(args.runs):
             for name, root in roots.items():
-                rows[name].append(one_run(browser, root))
+                rows[name].append(one_run(browser, root, args.open_at_start))
                 r = rows[name][-1]
                 print(f"{name}, run {i + 1} (s): {line(r)}   load {os.getloadavg()[0]:.1f}", flush=True)
         browser.close()

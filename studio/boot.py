@@ -2,23 +2,21 @@
 
 Two background threads, each started at most once per process:
 
-* ``preload()``, as the server starts (``Preload``): imports torch and the engine, which every page needs
-  (the sidebar lists torch's devices). The server's health check (``/_stcore/health``) answers once it is
-  done (``READY_HOLD`` s at most), so that a load balancer, ``studio.serve`` or a browser (whose Streamlit asks
-  for it before it connects) sends a page only to a server that can draw it at once. A page that comes before
-  it has finished waits only for the rest of that import, never a second one.
+* ``preload()``, on the server's first request (``PreloadOnFirstRequest``): imports torch and the
+  engine, which every page needs (the sidebar lists torch's devices). Started any earlier, the import
+  holds the GIL while the server is still starting and delays its health check by a second or more.
+  A page that comes before it has finished waits only for the rest of that import, never a second one.
 * ``warm_up()``, from the script once the first page has been drawn. In a server it imports pandas (Streamlit's
   check of a component's data for a dataframe imports it on a lesson's first visit) and computes lesson 4's
   comparison runs and panels at the default settings (``studio.xray_runs``), which made that lesson's first
   visit the slowest page, at once: each part begins when no page's script runs, and between steps the runs
   give way to any page's script run, unless that page waits for them (``giving_way``). Before them it makes a
   first ``torch.optim`` optimizer, which imports ``torch._dynamo`` (about 800 modules, over a second holding the
-  GIL) that lesson 4's first run and the first Train click would otherwise pay. The trainer processes
-  (``studio.trainers``) start with the server where there is a core for each (``preload``); their own torch
-  import takes a core for over a second, better then than during a lesson's visit. With one core, the warm-up starts
-  them after a lull of ``QUIET_TRAINERS`` seconds without a script run (``wait_quiet``; 20 s at most), and the
-  first run that wants one sooner. Outside a server (a test's AppTest) it makes that first optimizer after a
-  quiet moment, and that is all.
+  GIL) that lesson 4's first run and the first Train click would otherwise pay. Then, after a lull of
+  ``QUIET_TRAINERS`` seconds without a script run (``wait_quiet``; 20 s at most), it starts the trainer
+  processes, whose own torch import takes a core for over a second from the pages; the first run that wants
+  one starts them sooner (``studio.trainers``). Outside a server (a test's AppTest) it makes that first
+  optimizer after a quiet moment, and that is all.
 
 Each import runs with the cyclic garbage collector paused, and what it loaded is frozen out of the collector's
 reach after (``importing``); once the warm-up is done, in a server, garbage is collected and what is left frozen
@@ -38,7 +36,6 @@ import time
 from collections.abc import Callable
 
 from . import server_loop
-from .trainers import TRAINERS, wanted
 
 _started: set[str] = set()
 _lock = threading.Lock()
@@ -72,18 +69,12 @@ SHELL = ("studio.lessons", "studio.offline_notice", "studio.page", "studio.prese
 def _preload() -> None:
     import importlib
 
-    try:
-        with importing():
-            _single_threaded_torch()
-            import autodiff_core  # noqa: F401
+    with importing():
+        _single_threaded_torch()
+        import autodiff_core  # noqa: F401
 
-            for name in SHELL:
-                importlib.import_module(name)
-    finally:
-        preloaded.set()  # also when an import failed: the pages say so, and health must not wait for ever
-
-
-preloaded = threading.Event()  # the preload has ended
+        for name in SHELL:
+            importlib.import_module(name)
 
 
 @contextlib.contextmanager
@@ -139,6 +130,7 @@ def _server_warm_up() -> None:
 
     from . import xray_runs
     from .assets import plotly_js_gzip
+    from .trainers import TRAINERS
 
     # Nothing until the browser has had time to draw the first page: after its script run, it still asks for the
     # code of the page's widgets and draws them (0.2-0.4 s here).
@@ -166,9 +158,8 @@ def _server_warm_up() -> None:
         xray_runs.warm(before_each=lambda: wait_quiet(quiet=0.0))
     finally:
         give_way_while(None)
-    if not TRAINERS.asked:  # not started with the server (one core), nor by a run that wanted one
-        wait_quiet(quiet=QUIET_TRAINERS)
-        TRAINERS.start()  # they import and warm up in processes of their own; runs train here until they are ready
+    wait_quiet(quiet=QUIET_TRAINERS)
+    TRAINERS.start()  # they import and warm up in processes of their own; runs train here until they are ready
 
 
 QUIET = 1.0  # seconds with no script run before the warm-up's next part
@@ -240,18 +231,9 @@ def freeze_imports() -> int:
 
 
 def preload() -> bool:
-    """Start importing torch and the engine in the background (the server calls this as it starts), and, with a
-    core for each, the trainer processes: their own torch import and warm-up (about 3 s, below the server's
-    priority) then come with the server's first page, not in the middle of a class's visits (started after a lull,
-    they often came during a lesson's first visit)."""
+    """Start importing torch and the engine in the background (the server calls this as it starts)."""
     limit_malloc_arenas()
-    started = _once("preload", _preload)
-    if started and wanted() >= EARLY_TRAINERS:
-        TRAINERS.start()
-    return started
-
-
-EARLY_TRAINERS = 2  # trainers (one per core) from which they start with the server; with fewer, after a lull
+    return _once("preload", _preload)
 
 
 M_ARENA_MAX = -8  # glibc's mallopt() parameter number (malloc.h)
@@ -265,7 +247,7 @@ def limit_malloc_arenas(n: int = MALLOC_ARENAS) -> bool:
     of 30 runs script threads and training threads by the dozen; what they freed stayed in those arenas,
     scattered, so the server's memory stayed up long after every session had closed (bench/classroom.py
     --warm). Every Python thread shares one GIL, so more arenas buy little speed. Called before the
-    server's threads allocate much (as it starts); arenas already made stay. True when set."""
+    server's threads allocate much (its first request); arenas already made stay. True when set."""
     if os.environ.get("MALLOC_ARENA_MAX"):
         return False
     try:
@@ -279,37 +261,17 @@ def warm_up() -> bool:
     return _once("warm-up", _warm_up)
 
 
-READY_HOLD = 10.0  # seconds a health check waits for the preload at most (a browser's gives up after 15 s)
-READY_LOOK = 0.01  # seconds between looks at whether it has ended
-
-
-class Preload:
-    """ASGI middleware for ``st.App``: the server's start (its lifespan, or else its first request) starts
-    ``preload()`` and notes the server's event loop. Until the preload has ended, a health check
-    (``/_stcore/health``, under any base path) waits for it, ``READY_HOLD`` s at most, and is then answered as
-    Streamlit answers it. Every other request passes through unchanged, at once: the first page's HTML and
-    files come while torch loads."""
+class PreloadOnFirstRequest:
+    """ASGI middleware for ``st.App``: the server's first request (a health check, or the browser opening
+    the app) starts ``preload()`` and notes the server's event loop; every request passes through unchanged."""
 
     def __init__(self, app) -> None:
         self.app = app
         self.started = False
 
     async def __call__(self, scope, receive, send) -> None:
-        if not self.started and scope["type"] in ("lifespan", "http", "websocket"):
+        if not self.started and scope["type"] in ("http", "websocket"):
             self.started = True
             server_loop.remember(asyncio.get_running_loop())
             preload()
-        if scope["type"] == "http" and scope.get("path", "").endswith(HEALTH) and not preloaded.is_set():
-            await ready(READY_HOLD)
         await self.app(scope, receive, send)
-
-
-HEALTH = "/_stcore/health"
-
-
-async def ready(at_most: float) -> bool:
-    """Wait, without holding the event loop, until the preload has ended; at most ``at_most`` s. Whether it has."""
-    deadline = time.monotonic() + at_most
-    while not preloaded.is_set() and time.monotonic() < deadline:
-        await asyncio.sleep(READY_LOOK)
-    return preloaded.is_set()

@@ -1,4 +1,4 @@
-"""The server's event loop, noted as it starts (``studio.boot.Preload``), and what is
+"""The server's event loop, noted on its first request (``studio.boot.PreloadOnFirstRequest``), and what is
 done on it from other threads. A module of its own: the reaper uses it, and the warm-up (``studio.boot``)
 imports lesson modules that import the reaper."""
 
@@ -10,7 +10,7 @@ _loop: asyncio.AbstractEventLoop | None = None  # the loop the server answers re
 
 
 def remember(loop: asyncio.AbstractEventLoop) -> None:
-    """The loop the server answers requests on."""
+    """The loop the server answers requests on (its first request's)."""
     global _loop
     _loop = loop
 

@@ -142,93 +142,20 @@ def test_the_readme_run_commands_use_the_lock():
     assert "--index-url https://download.pytorch.org/whl/cpu" in commands[1]
 
 
-def test_the_servers_start_starts_the_preload_once(monkeypatch):
-    """As the server starts (its lifespan), so that torch loads while the browser loads Streamlit; a server started
-    without a lifespan (an app mounted elsewhere) starts it on its first request."""
+def test_the_servers_first_request_starts_the_preload(monkeypatch):
+    """Not earlier: importing torch while the server starts delayed its health check by a second or more."""
     import asyncio
 
     calls = []
     monkeypatch.setattr(boot, "preload", lambda: calls.append("preload"))
-    monkeypatch.setattr(boot, "preloaded", threading.Event())
-    boot.preloaded.set()
 
     async def app(scope, receive, send):
         calls.append(scope["type"])
 
-    for first in ("lifespan", "http"):
-        calls.clear()
-        middleware = boot.Preload(app)
-        for kind in (first, "http", "websocket", "http"):
-            asyncio.run(middleware({"type": kind, "path": "/"}, None, None))
-        assert calls == ["preload", first, "http", "websocket", "http"]
-
-
-def test_the_trainers_start_with_the_server_where_each_has_a_core(monkeypatch):
-    """Their torch import then comes with the server's first page, not during a lesson's visit; on one core it
-    would hold the preload back, and the warm-up starts them after a lull."""
-    for cores, started in ((2, ["trainers"]), (4, ["trainers"]), (1, [])):
-        calls = []
-        monkeypatch.setattr(boot, "_started", set())
-        monkeypatch.setattr(boot, "_once", lambda name, target: name not in boot._started)
-        monkeypatch.setattr(boot, "wanted", lambda cores=cores: cores)
-        monkeypatch.setattr(boot.TRAINERS, "start", lambda calls=calls: calls.append("trainers"))
-        assert boot.preload()
-        assert calls == started, cores
-
-
-def health_and_page(monkeypatch, hold: float, preload_ends_after: float | None) -> dict[str, float]:
-    """Seconds until the middleware passed on a health check and a page's request, both sent at once, while the
-    preload ends after ``preload_ends_after`` s (None: never)."""
-    import asyncio
-
-    monkeypatch.setattr(boot, "preload", lambda: None)
-    monkeypatch.setattr(boot, "preloaded", threading.Event())
-    monkeypatch.setattr(boot, "READY_HOLD", hold)
-    if preload_ends_after is not None:
-        threading.Timer(preload_ends_after, boot.preloaded.set).start()
-    passed = {}
-
-    async def both() -> None:
-        t0 = time.monotonic()
-
-        async def app(scope, receive, send):
-            passed[scope["path"]] = time.monotonic() - t0
-
-        middleware = boot.Preload(app)
-        await asyncio.gather(*(middleware({"type": "http", "path": path}, None, None)
-                               for path in ("/base/_stcore/health", "/logistic")))
-
-    asyncio.run(both())
-    return passed
-
-
-def test_health_answers_once_torch_and_the_engine_are_loaded(monkeypatch):
-    """A load balancer, studio.serve, or a browser (Streamlit asks for health before it connects) sends a page only
-    to a server that can draw it at once; a page's own request is not held."""
-    passed = health_and_page(monkeypatch, hold=10.0, preload_ends_after=0.5)
-    assert passed["/logistic"] < 0.2
-    assert 0.5 <= passed["/base/_stcore/health"] < 2.0
-
-
-def test_health_waits_for_the_preload_for_a_while_only(monkeypatch):
-    """A preload that never ends (an import hung) leaves health as Streamlit answers it after READY_HOLD s, well
-    before a browser's 15 s time-out."""
-    passed = health_and_page(monkeypatch, hold=0.3, preload_ends_after=None)
-    assert 0.3 <= passed["/base/_stcore/health"] < 2.0
-    assert boot.READY_HOLD < 15
-
-
-def test_a_failed_preload_ends_all_the_same(monkeypatch):
-    """Health must not wait on an import that failed: the pages say what failed."""
-    monkeypatch.setattr(boot, "preloaded", threading.Event())
-    monkeypatch.setattr(boot, "SHELL", ("studio.no_such_module",))
-    try:
-        boot._preload()
-    except ModuleNotFoundError:
-        pass
-    else:
-        raise AssertionError("the import did not fail")
-    assert boot.preloaded.is_set()
+    middleware = boot.PreloadOnFirstRequest(app)
+    for kind in ("lifespan", "http", "websocket", "http"):
+        asyncio.run(middleware({"type": kind}, None, None))
+    assert calls == ["lifespan", "preload", "http", "websocket", "http"]
 
 
 def script_imports(path: Path, main_only: bool = False) -> set[str]:

@@ -43,13 +43,12 @@ def test_after_the_warm_up_the_page_at_its_defaults_trains_nothing(app):
 def test_a_servers_warm_up_computes_them_first_giving_way_then_starts_the_trainers(monkeypatch):
     """pandas, then a first optimizer, then lesson 4's runs and panels at once after the first page (between the
     pages opened meanwhile: each part once no script runs, and their steps give way to pages), then the trainers
-    after a quiet moment (on one core; with more, they started with the server)."""
+    after a quiet moment."""
     calls = []
     monkeypatch.setattr(boot, "wait_quiet", lambda quiet=boot.QUIET: calls.append(f"quiet {quiet:g}"))
     monkeypatch.setattr(boot, "freeze_imports", lambda: 0)
     monkeypatch.setattr("studio.trainers.TRAINERS.start", lambda: calls.append("trainers"))
     monkeypatch.setattr("studio.trainers.TRAINERS.on_demand", False)  # set again by the warm-up, undone after
-    monkeypatch.setattr("studio.trainers.TRAINERS.asked", False)  # a server on one core: not started with it
     monkeypatch.setattr("autodiff_core.stopping.give_way_while",
                         lambda busy: calls.append("give way" if busy else "go on"))
     for f in CACHED:
