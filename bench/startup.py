@@ -37,6 +37,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,25 +103,23 @@ TAB_SWITCH_JS = """(name) => new Promise((resolve) => {
 })"""
 
 
-def wait_health(url: str, proc: subprocess.Popen, t0: float) -> float:
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return time.perf_counter() - t0
-        except OSError:
-            pass
-        if proc.poll() is not None or time.perf_counter() - t0 > 60:
-            raise RuntimeError("streamlit did not start; see artifacts/startup-server.log")
-        time.sleep(0.02)
+def healthy(url: str) -> bool:
+    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+        return r.status == 200
 
 
-def wait_listening(port: int, proc: subprocess.Popen, t0: float) -> float:
-    """Seconds from ``t0`` until the server accepts connections (when ``streamlit run`` opens a browser)."""
+def listening(port: int) -> bool:
+    """Whether the server accepts connections (when ``streamlit run`` opens a browser)."""
+    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    return True
+
+
+def wait_until(ready: Callable[[], bool], proc: subprocess.Popen, t0: float) -> float:
+    """Seconds from ``t0`` until ``ready()`` (an OSError counts as not yet)."""
     while True:
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return time.perf_counter() - t0
+            if ready():
+                return time.perf_counter() - t0
         except OSError:
             pass
         if proc.poll() is not None or time.perf_counter() - t0 > 60:
@@ -180,10 +180,8 @@ def one_run(browser, root: Path, open_at_start: bool = False) -> tuple[float, ..
              "--server.address", "127.0.0.1", "--server.headless", "true"],
             cwd=root, stdout=log, stderr=subprocess.STDOUT, env=os.environ | {"PYTHONUNBUFFERED": "1"})
         try:
-            if open_at_start:  # the page is asked for as soon as the server listens, before health
-                health = wait_listening(port, proc, t0)
-            else:
-                health = wait_health(url, proc, t0)
+            # with open_at_start, the page is asked for as soon as the server listens, before health
+            health = wait_until(partial(listening, port) if open_at_start else partial(healthy, url), proc, t0)
             answered = time.perf_counter()
             context = browser.new_context(viewport={"width": 1280, "height": 800})
             first = visit(context, url, HOME_READY, since=answered)
