@@ -182,21 +182,24 @@ class Classes:
                 question = replace(question, run_id=run_id, open=False)  # the run the class predicted has started
             return self._save(replace(room, lesson=lesson, settings=settings, run_id=run_id, question=question))
 
+    def _change(self, code: str, key: str, **fields) -> Room:
+        """The class with ``fields`` changed (none: only its version, so that followers redraw), if ``key`` is its
+        teacher key; read and written back in turn with the process's other changes."""
+        with self._changing:
+            return self._save(replace(self.teacher_room(code, key), **fields))
+
     def touch(self, code: str, key: str) -> Room:
         """Something the followers' pages show changed (the teacher's run ended): they redraw."""
-        with self._changing:
-            return self._save(self.teacher_room(code, key))
+        return self._change(code, key)
 
     def show_names(self, code: str, key: str, shown: bool) -> Room:
-        with self._changing:
-            return self._save(replace(self.teacher_room(code, key), names_shown=bool(shown)))
+        return self._change(code, key, names_shown=bool(shown))
 
     def end(self, code: str, key: str) -> Room:
         """End the class: students can no longer join or send, and its data goes in ``KEEP_DAYS`` days."""
-        with self._changing:
-            room = self._save(replace(self.teacher_room(code, key), ended=time.time()))
-            self.store.expire(_k(room.code), KEEP)
-            return room
+        room = self._change(code, key, ended=time.time())
+        self.store.expire(_k(room.code), KEEP)  # a change after this one finds the class over and is refused
+        return room
 
     def delete(self, code: str, key: str) -> int:
         """Delete everything the class holds, now."""
@@ -264,19 +267,19 @@ class Classes:
     # ---- questions ----
     def ask(self, code: str, key: str, text: str, choices: list[str] | tuple[str, ...] = (), lesson: str = "") -> Room:
         """Ask the class: ``choices`` to pick from, or none for a number."""
-        text = plain_text(text, MAX_QUESTION, "question")
-        choices = tuple(c for c in (plain_text(c, MAX_CHOICE, "choice") for c in choices) if c)
-        if not text:
-            raise ClassError("Write the question first.")
-        if len(choices) > MAX_CHOICES or len(choices) == 1:
-            raise ClassError(f"A question has 2 to {MAX_CHOICES} choices, or none for a number.")
-        question = Question(id=secrets.token_hex(4), text=text, choices=choices, lesson=lesson)
         with self._changing:
-            return self._save(replace(self.teacher_room(code, key), question=question))
+            room = self.teacher_room(code, key)  # a wrong key is told so before anything about the question
+            text = plain_text(text, MAX_QUESTION, "question")
+            choices = tuple(c for c in (plain_text(c, MAX_CHOICE, "choice") for c in choices) if c)
+            if not text:
+                raise ClassError("Write the question first.")
+            if len(choices) > MAX_CHOICES or len(choices) == 1:
+                raise ClassError(f"A question has 2 to {MAX_CHOICES} choices, or none for a number.")
+            question = Question(id=secrets.token_hex(4), text=text, choices=choices, lesson=lesson)
+            return self._save(replace(room, question=question))
 
     def close_question(self, code: str, key: str) -> Room:
-        with self._changing:
-            return self._save(replace(self.teacher_room(code, key), question=None))
+        return self._change(code, key, question=None)
 
     def answer(self, student: Student, code: str, question_id: str, value) -> None:
         room = self.live_room(code)

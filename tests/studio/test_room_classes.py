@@ -35,6 +35,8 @@ def test_only_the_teacher_key_changes_the_class(room):
             c.end(r.code, forged)
         with pytest.raises(ClassError, match="Only the teacher"):
             c.delete(r.code, forged)
+        with pytest.raises(ClassError, match="Only the teacher"):  # before anything about the question itself
+            c.ask(r.code, forged, "")
     led = c.lead(r.code, key, "logistic", {"lr_lr": "0.1"}, "run1")
     assert (led.lesson, led.settings, led.run_id) == ("logistic", {"lr_lr": "0.1"}, "run1")
     assert led.version > r.version
