@@ -107,6 +107,24 @@ def wait_idle(page, timeout: float = 60_000) -> None:
         raise
 
 
+def save_pages(browser, name: str) -> list[tuple[str, str]]:
+    """Every tab open in ``browser``, as a test that failed left it: a full-page screenshot in
+    artifacts/<name>-<n>.png (n counts the tabs in the order they opened), and (title, text) for the report, the
+    title naming the tab's address and its script's state, the text what the page says (its first 2,000
+    characters). A tab that cannot be read (it closed, or it hangs) is left out."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    seen = []
+    for n, page in enumerate((p for c in browser.contexts for p in c.pages), start=1):
+        try:
+            page.screenshot(path=str(ARTIFACTS / f"{name}-{n}.png"), full_page=True, timeout=10_000)
+            state = page.evaluate("() => document.querySelector('[data-testid=stApp]')?.dataset.testScriptState")
+            text = page.inner_text("body", timeout=5_000)
+        except Exception:  # noqa: BLE001 - what the screens showed, for whoever reads the failure; never a new one
+            continue
+        seen.append((f"tab {n}: {page.url} (script {state}; artifacts/{name}-{n}.png)", text[:2_000]))
+    return seen
+
+
 # The presenter view's stylesheet is an st.html, which Streamlit draws with a component it loads on first use: under
 # load the page can be idle, its graph or chart on screen, a moment before the stylesheet applies
 PRESENTER_STYLED = """() => { const main = document.querySelector('[data-testid="stMainBlockContainer"]');

@@ -45,6 +45,20 @@ def server():
         yield url
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A browser test that fails says what each of its tabs showed: the report gains a section per tab (its
+    address, its script's state and its text), and artifacts/failed-<test>-<n>.png is its screenshot. So a failure
+    in CI, under a load no one can replay, can still be read."""
+    report = yield
+    browser = item.funcargs.get("browser") if report.when == "call" and report.failed else None
+    if browser is not None:
+        from testkit.browser import save_pages
+
+        report.sections.extend(save_pages(browser, f"failed-{item.name}"))
+    return report
+
+
 @pytest.fixture(scope="module")
 def browser():
     """Headless Chromium for the browser tests of one module."""
