@@ -52,6 +52,7 @@ def test_a_class_follows_forks_sends_predicts_and_reloads(server, browser):
     teacher.get_by_text("Ask the class before you train").click()
     teacher.get_by_role("button", name="Ask", exact=True).click()
     wait_idle(teacher)
+    expect(teacher.get_by_text(f"You asked the class: {CHOICE_TEXT}")).to_be_visible(timeout=30_000)  # asked
     expect(ada.get_by_text(f"Your teacher asks: {CHOICE_TEXT}")).to_be_visible(timeout=30_000)  # no reload
     ada.get_by_text("The loss goes down", exact=True).click()
     wait_idle(ada)
