@@ -16,7 +16,7 @@ from testkit.browser import ROOT, exception_boxes, open_page, set_number, set_sp
 
 from .test_class_room import PROJECTOR, join, start_class
 from .test_logistic import train_to_replay
-from .test_write_function import EDITOR, RELU, type_code
+from .test_write_function import EDITOR, RELU, type_code, verdict
 
 pytestmark = pytest.mark.browser
 PHONE = {"width": 390, "height": 844}
@@ -101,7 +101,8 @@ def test_a_class_follows_forks_sends_predicts_and_reloads(server, browser):
     bo.goto(f"{server}/write_function")
     wait_idle(bo)
     bo.frame_locator(EDITOR).locator(".ace_content").wait_for(timeout=30_000)
-    type_code(bo, RELU + "\n# Bo's own line\n")  # Apply checks it
+    type_code(bo, RELU + "\n# Bo's own line\n")  # Apply checks it, and a checked code is kept for the reload
+    verdict(bo, "gradcheck passed")  # the check's run has ended: what Bo sees before he reloads
     bo.reload()  # a new session: back in the class, with the code and the run
     wait_idle(bo)
     expect(bo.locator('[data-testid="stSidebar"]')).to_contain_text(f"In class {code} as Bo")
