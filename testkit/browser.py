@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import re
@@ -111,7 +112,8 @@ def save_pages(browser, name: str) -> list[tuple[str, str]]:
     """Every tab open in ``browser``, as a test that failed left it: a full-page screenshot in
     artifacts/<name>-<n>.png (n counts the tabs in the order they opened), and (title, text) for the report, the
     title naming the tab's address and its script's state, the text what the page says (its first 2,000
-    characters). A tab that cannot be read (it closed, or it hangs) is left out."""
+    characters); and for a tab ``open_page`` opened, a second section: its ``Trail``. A tab that cannot be read
+    (it closed, or it hangs) is left out."""
     ARTIFACTS.mkdir(exist_ok=True)
     seen = []
     for n, page in enumerate((p for c in browser.contexts for p in c.pages), start=1):
@@ -122,6 +124,8 @@ def save_pages(browser, name: str) -> list[tuple[str, str]]:
         except Exception:  # noqa: BLE001 - what the screens showed, for whoever reads the failure; never a new one
             continue
         seen.append((f"tab {n}: {page.url} (script {state}; artifacts/{name}-{n}.png)", text[:2_000]))
+        if lines := trail(page):
+            seen.append((f"tab {n}: what it did, latest last", "\n".join(lines)))
     return seen
 
 
@@ -131,10 +135,87 @@ PRESENTER_STYLED = """() => { const main = document.querySelector('[data-testid=
   return main && getComputedStyle(main).paddingTop === '36px'; }"""
 
 
+# In each tab the tests open: every press and click, with what it landed on (the nearest control), and each change
+# of the script's state, told to the test through the console (``Trail``)
+TRAIL_INIT_JS = """(() => {
+  const say = (what) => console.debug('studio-trail ' + what);
+  for (const kind of ['pointerdown', 'click']) {
+    document.addEventListener(kind, (e) => {
+      const hit = e.target instanceof Element ? e.target : null;
+      const control = hit && hit.closest('button, summary, input, textarea, label, a, [role]');
+      const label = control && (control.innerText || control.getAttribute('aria-label') || '').trim().slice(0, 40);
+      const name = control ? `${control.tagName.toLowerCase()} "${label}"${control.disabled ? ' (disabled)' : ''}`
+        : (hit ? hit.tagName.toLowerCase() : '?');
+      say(`${kind} on ${name} at (${Math.round(e.clientX)}, ${Math.round(e.clientY)})`);
+    }, true);
+  }
+  let state = null;
+  const look = () => {
+    const now = document.querySelector('[data-testid=stApp]')?.dataset.testScriptState;
+    if (now && now !== state) { state = now; say(`script ${now}`); }
+  };
+  new MutationObserver(look).observe(document, {subtree: true, attributes: true,
+                                                attributeFilter: ['data-test-script-state']});
+})()"""
+
+
+class Trail:
+    """What one tab did, for the report of a test that fails (``save_pages``): its presses and clicks and what each
+    landed on, its script's runs, and each rerun it asked the server for (the button or component that asked, or
+    the widgets that changed, and whether for the whole page or a fragment), with the time on this machine's clock
+    to set beside the server's log. A click that a loaded machine lost shows as a click with no rerun after it."""
+
+    KEPT = 60  # the latest lines
+
+    def __init__(self, page) -> None:
+        self.lines: collections.deque[str] = collections.deque(maxlen=self.KEPT)
+        page.add_init_script(TRAIL_INIT_JS)
+        page.on("console", self._console)
+        page.on("websocket", self._socket)
+        page.on("framenavigated", lambda frame: frame == page.main_frame and self.add(f"at {frame.url[:120]}"))
+
+    def add(self, line: str) -> None:
+        now = time.time()
+        self.lines.append(f"{time.strftime('%H:%M:%S', time.localtime(now))}.{int(now * 1000) % 1000:03d} {line}")
+
+    def _console(self, message) -> None:
+        if message.text.startswith("studio-trail "):
+            self.add(message.text.removeprefix("studio-trail "))
+
+    def _socket(self, socket) -> None:
+        self.add("websocket opened")
+        socket.on("framesent", self._sent)
+        socket.on("close", lambda _: self.add("websocket closed"))
+
+    def _sent(self, payload) -> None:
+        if isinstance(payload, str):
+            return
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+
+        msg = BackMsg()
+        with contextlib.suppress(Exception):  # only for reading; a message it cannot read is left out
+            msg.ParseFromString(bytes(payload))
+        if msg.WhichOneof("type") != "rerun_script":
+            return
+        rerun = msg.rerun_script
+        asked = [w.id.rsplit("-", 1)[-1] for w in rerun.widget_states.widgets
+                 if w.WhichOneof("value") in ("trigger_value", "json_trigger_value")
+                 and getattr(w, w.WhichOneof("value"))]
+        scope = f"fragment {rerun.fragment_id[:8]}" if rerun.fragment_id else "the page"
+        self.add(f"asked the server to rerun {scope}" + (f", for {', '.join(asked)}" if asked else ""))
+
+
+def trail(page) -> list[str]:
+    """The lines of ``page``'s ``Trail`` (none for a tab that ``open_page`` did not open)."""
+    found = getattr(page, "studio_trail", None)
+    return list(found.lines) if found else []
+
+
 def open_page(context, url: str):
     """A new tab at ``url``, once its first script run has ended (and, in the presenter view, once its stylesheet
-    applies)."""
+    applies). The tab keeps a ``Trail`` for a failed test's report."""
     page = context.new_page()
+    page.studio_trail = Trail(page)
     page.goto(url)
     wait_idle(page)
     if "present=1" in url:

@@ -47,9 +47,10 @@ def server():
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
-    """A browser test that fails says what each of its tabs showed: the report gains a section per tab (its
-    address, its script's state and its text), and artifacts/failed-<test>-<n>.png is its screenshot. So a failure
-    in CI, under a load no one can replay, can still be read."""
+    """A browser test that fails says what each of its tabs showed and did: the report gains a section per tab (its
+    address, its script's state and its text) and one with its trail (its clicks, what each landed on, and the reruns
+    it asked for: ``testkit.browser.Trail``), and artifacts/failed-<test>-<n>.png is its screenshot. So a failure in
+    CI, under a load no one can replay, can still be read."""
     report = yield
     browser = item.funcargs.get("browser") if report.when == "call" and report.failed else None
     if browser is not None:
