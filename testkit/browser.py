@@ -223,6 +223,23 @@ def open_page(context, url: str):
     return page
 
 
+# An expander opens with an animation (a fifth of a second, longer on a loaded machine) while the page below it moves
+# over its content: a button in it keeps its place, so Playwright finds it steady, but a press begun on it can end on
+# the page that slides past and do nothing. Open means open and still.
+EXPANDER_OPEN = """(title) => {
+  const box = [...document.querySelectorAll('details')]
+    .find((d) => d.querySelector('summary')?.innerText.includes(title));
+  return !!box && box.open && box.getAnimations({subtree: true}).every(
+    (a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity);
+}"""
+
+
+def open_expander(page, title: str) -> None:
+    """Open the expander titled ``title`` as a student does, and wait until it has finished opening."""
+    page.get_by_text(title).first.click()
+    page.wait_for_function(EXPANDER_OPEN, arg=title, timeout=30_000)
+
+
 def set_number(page, label: str, value) -> None:
     """Type into a number input the way a student does (select, type, Enter)."""
     box = page.get_by_label(label, exact=True)

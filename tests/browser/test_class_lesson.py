@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from studio.room.questions import CHOICE_TEXT
-from testkit.browser import ROOT, exception_boxes, open_page, set_number, set_speed, wait_idle
+from testkit.browser import ROOT, exception_boxes, open_expander, open_page, set_number, set_speed, wait_idle
 
 from .test_class_room import PROJECTOR, join, start_class
 from .test_logistic import train_to_replay
@@ -49,7 +49,7 @@ def test_a_class_follows_forks_sends_predicts_and_reloads(server, browser):
         expect(student.get_by_text("Following the teacher")).to_be_visible()
         assert "/logistic" in student.url
 
-    teacher.get_by_text("Ask the class before you train").click()
+    open_expander(teacher, "Ask the class before you train")
     teacher.get_by_role("button", name="Ask", exact=True).click()
     wait_idle(teacher)
     expect(teacher.get_by_text(f"You asked the class: {CHOICE_TEXT}")).to_be_visible(timeout=30_000)  # asked

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from studio.room.questions import CHOICE_TEXT
-from testkit.browser import exception_boxes, open_page, wait_idle
+from testkit.browser import exception_boxes, open_expander, open_page, wait_idle
 
 from .test_class_room import PROJECTOR, join, start_class
 
@@ -19,7 +19,7 @@ def test_the_teacher_asks_a_student_answers_the_teacher_sees_it(server, browser)
     code = start_class(teacher)
     teacher.goto(f"{server}/logistic")
     wait_idle(teacher)
-    teacher.get_by_text("Ask the class before you train").click()
+    open_expander(teacher, "Ask the class before you train")
     expect(teacher.get_by_label("Question")).to_have_value(CHOICE_TEXT)  # ready-made in a lesson with runs
     wait_idle(teacher)  # a click on a button that a run is redrawing can miss it
     teacher.get_by_role("button", name="Ask", exact=True).click()
