@@ -22,6 +22,7 @@ from autodiff_core.slow_step import UNITS, forward_backward_table, function_tabl
 from studio import classroom, presenter
 from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
+from studio.first_paint import RUN_ROW
 from studio.layer_widths import layer_widths
 from studio.lessons import FEATURE_KEYS, MAX_NEURONS, widget
 from studio.live_chart import live_chart
@@ -110,7 +111,8 @@ if following("playground"):
     view("playground")  # the teacher's run, in place of the student's own: the page ends there
 if (fork := fork_point("playground")) is not None:  # "Try it yourself" while the teacher's run went
     fork_bar(session, fork)
-with sticky_controls("pg_controls"):  # on a phone, in reach while the settings above scroll by
+# on a phone, in reach while the settings above scroll by; everywhere, the buttons still while the slider loads
+with sticky_controls(f"pg{RUN_ROW}"):
     c = st.columns([1, 1, 1, 1, 4], vertical_alignment="bottom")
 widget("pg_speed", c[4])
 speed = speed_value(st.session_state.pg_speed)

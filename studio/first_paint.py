@@ -6,7 +6,7 @@ writes a short placeholder into that HTML, and the page's own stylesheet hides i
 anything in its main area, or shows a dialog (a lost connection), and after a minute whatever happens. It needs
 no script and loads nothing else, so it shows as soon as the HTML arrives. Beside it goes a line of script that
 tells Streamlit's frontend where the server is (``BACKEND_BASE``). The same stylesheet keeps a lesson's Train and
-Stop where they will stay while the page's widgets load (``WIDGET_HEIGHT``).
+Stop where they will stay while the page's widgets load (``RUN_ROW``).
 """
 
 from __future__ import annotations
@@ -20,15 +20,17 @@ BEFORE = b'<div id="root">'
 DRAWN = ('body:has([data-testid="stMainBlockContainer"] [data-testid="stElementContainer"])',
          'body:has([role="dialog"])')
 
-# Streamlit's frontend draws a widget once the code for its kind has loaded, a skeleton of no height until then. In a
-# row of widgets aligned at their foot (a lesson's Train, Stop and speed; lesson 5's Play, Step and speed, and rows of
-# its settings), the buttons came a moment before the slider beside them, in a new browser, and sat at the foot of a
-# row 28 px too short; then the row grew under the pointer, and a click begun on Train ended on the page beside it
-# and did nothing. While a widget in a row loads it holds the height of a labelled one (a slider's, the tallest).
-WIDGET_HEIGHT = "4.25rem"  # 68 px: Streamlit's slider with its label, as measured in Chromium
+# A lesson's row of run buttons and speed slider (Train and Stop, ``live_view.controls``; lesson 5's Play, Pause, Step
+# and Reset) is a container whose key ends in ``RUN_ROW``, aligned at its foot. Streamlit's frontend draws a widget once
+# the code for its kind has loaded, a skeleton of no height until then: in a new browser the buttons came a moment
+# before the slider and sat at the foot of a row 28 px too short, then moved down under the pointer, and a click begun
+# on Train ended on the page beside it and did nothing. The row is as tall as the slider from its first paint. (Not
+# every row: one whose widgets are shorter than a slider would shrink under the pointer instead.)
+RUN_ROW = "_run_row"
+SLIDER_HEIGHT = "4.25rem"  # 68 px: Streamlit's slider with a label, as measured in Chromium
 
 PLACEHOLDER = f"""<style>
-[data-testid="stHorizontalBlock"] [data-testid="stSkeleton"] {{ min-height: {WIDGET_HEIGHT}; }}
+[class*="{RUN_ROW}"] [data-testid="stSkeleton"] {{ min-height: {SLIDER_HEIGHT}; }}
 #{PLACEHOLDER_ID} {{ position: fixed; inset: 0; z-index: 1000000; background: #ffffff; color: #0b0d12;
   font-family: "Source Sans", system-ui, sans-serif; padding: 4rem 2rem; box-sizing: border-box;
   animation: studio-first-paint-end 0s 60s forwards; }}

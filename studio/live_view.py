@@ -13,6 +13,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from . import lessons
+from .first_paint import RUN_ROW
 from .room.follow import following, view
 from .room.keep import brought_back, save_run, saved_run
 from .runner import LiveRun, current_session_id
@@ -55,7 +56,9 @@ def controls(lesson: str, start: Callable[[], LiveRun | None] | None) -> LiveRun
     if run is None and (back := saved_run(lesson)) is not None:  # a reload in a class: the student's last run
         run = keep_run(lesson, back)
     running = run is not None and run.running
-    c1, c2, c3 = st.columns([1, 1, 3], vertical_alignment="bottom")
+    # keyed (its class ``st-key-<lesson>_run_row``): the page's first stylesheet keeps the row as tall as the
+    # speed slider from its first paint (``first_paint.RUN_ROW``), so that Train and Stop never move
+    c1, c2, c3 = st.container(key=f"{lesson}{RUN_ROW}").columns([1, 1, 3], vertical_alignment="bottom")
     lessons.widget(f"{lesson}_speed", c3)
     c1.button("Train", key=f"{lesson}_train", type="primary", disabled=start is None, width="stretch",
               on_click=_train, args=(lesson, start))
