@@ -6,7 +6,7 @@ writes a short placeholder into that HTML, and the page's own stylesheet hides i
 anything in its main area, or shows a dialog (a lost connection), and after a minute whatever happens. It needs
 no script and loads nothing else, so it shows as soon as the HTML arrives. Beside it goes a line of script that
 tells Streamlit's frontend where the server is (``BACKEND_BASE``). The same stylesheet keeps a lesson's Train and
-Stop where they will stay while the page's widgets load (``RUN_ROW``).
+Stop in their place in their row while the page's widgets load (``RUN_ROW``).
 """
 
 from __future__ import annotations

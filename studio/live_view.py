@@ -57,7 +57,7 @@ def controls(lesson: str, start: Callable[[], LiveRun | None] | None) -> LiveRun
         run = keep_run(lesson, back)
     running = run is not None and run.running
     # keyed (its class ``st-key-<lesson>_run_row``): the page's first stylesheet keeps the row as tall as the
-    # speed slider from its first paint (``first_paint.RUN_ROW``), so that Train and Stop never move
+    # speed slider from its first paint (``first_paint.RUN_ROW``): Train and Stop never move in it
     c1, c2, c3 = st.container(key=f"{lesson}{RUN_ROW}").columns([1, 1, 3], vertical_alignment="bottom")
     lessons.widget(f"{lesson}_speed", c3)
     c1.button("Train", key=f"{lesson}_train", type="primary", disabled=start is None, width="stretch",
