@@ -14,7 +14,7 @@ from studio import classroom, presenter
 from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
 from studio.lessons import widget
-from studio.live_chart import live_chart
+from studio.live_chart import live_chart, relay_ended
 from studio.live_view import status_text, train_section
 from studio.page import require_app
 from studio.presets import bind_lesson, settings_box
@@ -101,7 +101,21 @@ def draw(run: LiveRun | None) -> None:
     x, y = (t.numpy() for t in logistic_data(shown))
     snaps, _ = run.view() if run else ([], 0)
     running = run is not None and run.running
+    every = st.session_state["lr_every"]  # every iteration is recorded; the live chart draws every n-th
+
+    def payload(run: LiveRun | None) -> dict:  # the live feed calls it too: the data are made once, here
+        snaps, _ = run.view() if run else ([], 0)
+        snaps = [s for i, s in enumerate(snaps) if s.iteration % every == 0 or i == len(snaps) - 1]
+        return logistic_live_payload(snaps, x, y, run_id=run.run_id if run else "none",
+                                     status=run.status if run else "idle",
+                                     status_text=status_text(run, "iteration", shown.max_iterations),
+                                     max_iterations=shown.max_iterations)
+
+    def live():  # what the live chart is given (the ghosts computed now, once: only where it is drawn)
+        return presenter.payload(payload, extra=classroom.ghost_adder("logistic", run))
+
     if run is not None and not running and snaps and not snaps[0].diverged:
+        relay_ended(run, live)  # a teacher's run that ended before it was drawn live: the class gets it all the same
         last = run.last
         ended = (f"Stuck at iteration {last.iteration:,}." if last.stuck
                  else status_text(run, "iteration", shown.max_iterations))
@@ -115,18 +129,7 @@ def draw(run: LiveRun | None) -> None:
             st.info(zero_grad_sentence(shown, last))
         return
 
-    every = st.session_state["lr_every"]  # every iteration is recorded; the live chart draws every n-th
-
-    def payload(run: LiveRun | None) -> dict:  # the live feed calls it too: the data are made once, here
-        snaps, _ = run.view() if run else ([], 0)
-        snaps = [s for i, s in enumerate(snaps) if s.iteration % every == 0 or i == len(snaps) - 1]
-        return logistic_live_payload(snaps, x, y, run_id=run.run_id if run else "none",
-                                     status=run.status if run else "idle",
-                                     status_text=status_text(run, "iteration", shown.max_iterations),
-                                     max_iterations=shown.max_iterations)
-
-    live_chart(presenter.payload(payload, extra=classroom.ghost_adder("logistic", run)), run, key="logistic_live",
-               live=running)
+    live_chart(live(), run, key="logistic_live", live=running)
 
 
 @st.cache_data(show_spinner="Training the same run with zero_grad()…", max_entries=8)

@@ -14,7 +14,7 @@ from studio import classroom, presenter
 from studio.animation import quiet_interrupted_animations
 from studio.charts import plot
 from studio.lessons import widget
-from studio.live_chart import live_chart
+from studio.live_chart import live_chart, relay_ended
 from studio.live_view import current_run, keep_run, status_text, train_section
 from studio.page import require_app
 from studio.presets import bind_lesson, settings_box
@@ -86,16 +86,20 @@ def start() -> LiveRun | None:
 def draw(run: LiveRun | None) -> None:
     shown = run.config if run else (config or D)
     surface = surface_of(shown)
-    if run is not None and run.running:
-        def payload(run: LiveRun | None) -> dict:  # the live feed calls it too, off the script thread
-            snaps, _ = run.view() if run else ([], 0)
-            return landscape_live_payload(snaps, surface, run_id=run.run_id if run else "none",
-                                          status=run.status if run else "idle", steps=shown.steps,
-                                          status_text=status_text(run, "step", shown.steps + 1))
 
-        live_chart(presenter.payload(payload, extra=classroom.ghost_adder(LESSON, run)), run, key=f"{LESSON}_live",
-                   live=True)
+    def payload(run: LiveRun | None) -> dict:  # the live feed calls it too, off the script thread
+        snaps, _ = run.view() if run else ([], 0)
+        return landscape_live_payload(snaps, surface, run_id=run.run_id if run else "none",
+                                      status=run.status if run else "idle", steps=shown.steps,
+                                      status_text=status_text(run, "step", shown.steps + 1))
+
+    def live():  # what the live chart is given (the ghosts computed now, once: only where it is drawn)
+        return presenter.payload(payload, extra=classroom.ghost_adder(LESSON, run))
+
+    if run is not None and run.running:
+        live_chart(live(), run, key=f"{LESSON}_live", live=True)
         return
+    relay_ended(run, live)  # a teacher's run that ended before it was drawn live: the class gets it all the same
     snaps = run.view()[0] if run else list(whole_run(shown))
     said = (status_text(run, "step", shown.steps + 1) if run is not None and run.began is not None
             else f"All {shown.steps + 1:,} steps (0 to {shown.steps:,}) of each path, computed as the settings "

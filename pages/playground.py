@@ -25,7 +25,7 @@ from studio.charts import plot
 from studio.first_paint import RUN_ROW
 from studio.layer_widths import layer_widths
 from studio.lessons import FEATURE_KEYS, MAX_NEURONS, widget
-from studio.live_chart import live_chart
+from studio.live_chart import live_chart, relay_ended
 from studio.live_view import current_run, speed_value, status_text
 from studio.page import require_app
 from studio.phone import sticky_controls
@@ -188,8 +188,10 @@ def payload(run: LiveRun | None) -> dict:
 run = session.live_run()
 draw_picker()  # your own points: what a click on the plane adds
 ghosts = classroom.ghost_adder("playground", current_run("playground"), pg.config)
-live_chart(presenter.payload(with_drawing(payload), extra=ghosts), run, key="playground_live",
-           live=run is not None, on_click=plane_clicked)  # to its end
+live = presenter.payload(with_drawing(payload), extra=ghosts)
+live_chart(live, run, key="playground_live", live=run is not None, on_click=plane_clicked)  # to its end
+if run is None:  # a teacher's Play that ended (diverged) before it was drawn live: the class gets it all the same
+    relay_ended(current_run("playground"), lambda: live)
 history, curve_shown = session.shown(run)
 latest = history[-1] if history else session.history[-1]  # a run that has yielded nothing yet
 if latest.message:

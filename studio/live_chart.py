@@ -15,7 +15,7 @@ from pathlib import Path
 import streamlit as st
 
 from .feed import PLAIN, layout_id, publish
-from .room.lead import relay_run
+from .room.lead import relay_run, was_trained
 from .runner import LiveRun
 
 _HTML = """<div class="studio-live">
@@ -84,8 +84,20 @@ def live_chart(payload: Callable[[LiveRun | None], dict], run: LiveRun | None, *
     if live and run is not None and not run.released:
         data["feed"] = publish(run, payload)
         relay_run(run)  # a teacher's run is relayed to the class that follows it
+    else:
+        relay_ended(run, lambda: payload)
     clicks = {} if on_click is None else {"on_click_change": lambda: _clicked(key, on_click)}
     _component(key=key, data=data, height="content", on_ended_change=_ended, **clicks)
+
+
+def relay_ended(run: LiveRun | None, payload: Callable[[], Callable[[LiveRun | None], dict]]) -> None:
+    """A teacher's run that ended before the page drew it live (a short run at max speed can end within the script
+    run that its Train started): relayed now, as it ended, so that the class follows it as it follows any run.
+    ``payload()``: what the live chart would have been given (made only then, on the script thread). Once per
+    run, and only the run that Train last started in the class, once it holds a state (one computed whole as the
+    settings moved is followed by its settings, and one trained before the class began is not news to it)."""
+    if run is not None and not run.released and not run.running and run.last is not None and was_trained(run):
+        relay_run(run, lambda: publish(run, payload()))
 
 
 def _clicked(key: str, on_click: Callable[[object], None]) -> None:

@@ -16,6 +16,7 @@ from . import lessons
 from .first_paint import RUN_ROW
 from .room.follow import following, view
 from .room.keep import brought_back, save_run, saved_run
+from .room.lead import trained
 from .runner import LiveRun, current_session_id
 from .session_functions import share_with_lessons
 
@@ -31,6 +32,14 @@ def current_run(lesson: str) -> LiveRun | None:
 def keep_run(lesson: str, run: LiveRun) -> LiveRun:
     """Make ``run`` the lesson's current run (what ``current_run`` returns); returns it."""
     st.session_state[_key(lesson)] = run
+    return run
+
+
+def start_run(lesson: str, run: LiveRun) -> LiveRun:
+    """Start ``run`` as the lesson's current run (Train's, or lesson 5's Play); returns it. On a teacher's page it is
+    the run the class follows next (``room.lead.trained``)."""
+    keep_run(lesson, run.start())
+    trained(run)
     return run
 
 
@@ -85,7 +94,7 @@ def _train(lesson: str, start: Callable[[], LiveRun | None] | None) -> None:
     if old is not None:
         old.stop("Replaced by a new run.")
     new.speed, new.session_id = speed_value(st.session_state[f"{lesson}_speed"]), current_session_id()
-    keep_run(lesson, new.start())
+    start_run(lesson, new)
 
 
 def _stop(lesson: str) -> None:

@@ -26,7 +26,7 @@ from autodiff_core.runs_io import from_json, run_record, to_json
 from autodiff_core.slow_step import slow_step
 
 from .keeping import evenly, spread
-from .live_view import current_run, forget_run, keep_run, status_text
+from .live_view import current_run, forget_run, start_run, status_text
 from .room import keep
 from .room.follow import forget_fork
 from .runner import LiveRun, current_session_id
@@ -167,7 +167,7 @@ class PlaygroundSession:
                       trail=[s for s in self.curve if s.step < pg.steps_done], fork_state=tap.shared_state,
                       remote=lambda worker: tap.stream(worker.train(PlaygroundRun(pg, OPEN_ENDED), pg.config,
                                                                     land=lambda state: land(pg, state))))
-        return keep_run(LESSON, run.start())
+        return start_run(LESSON, run)
 
     def pause(self) -> None:
         run = current_run(LESSON)

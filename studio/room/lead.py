@@ -5,6 +5,7 @@ class (``Classes.lead``, written only when one changed), and its live run is rel
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -18,6 +19,7 @@ log = logging.getLogger(__name__)
 HOME = "home"  # the home page, as a followed lesson
 MAX_SETTING = 200  # characters: a longer value (a lesson 6 Function's code) is not followed
 _MIRRORED = "room_mirrored"  # session: the run id last relayed to the class
+_TRAINED = "room_trained"  # session: the run id last started while this browser taught a class
 
 
 def lesson_at(path: str) -> str | None:
@@ -60,10 +62,25 @@ def lead(path: str) -> None:
         log.exception("leading class %s failed", held[0])
 
 
-def relay_run(run) -> None:
-    """On a teacher's page whose live chart publishes ``run``: relay it to the class, once per run."""
+def trained(run) -> None:
+    """On a teacher's page, Train (or lesson 5's Play) started ``run``: it is the run the class follows next, also
+    when it ends before the page draws it live (``relay_ended``). A run started before the class began is not."""
+    if panel.teaching_safely() is not None:
+        st.session_state[_TRAINED] = run.run_id
+
+
+def was_trained(run) -> bool:
+    """Whether ``run`` is the run this teacher's browser last started while teaching."""
+    return st.session_state.get(_TRAINED) == run.run_id
+
+
+def relay_run(run, publish: Callable[[], object] | None = None) -> None:
+    """On a teacher's page whose live chart publishes ``run``: relay it to the class, once per run. ``publish``:
+    for a run the page has not published (it ended before its live chart was drawn), publishes it first."""
     held = panel.teaching_safely()
     if held is None or st.session_state.get(_MIRRORED) == run.run_id:
         return
     st.session_state[_MIRRORED] = run.run_id
+    if publish is not None:
+        publish()
     mirror(*held, run.lesson, settings_now(run.lesson), run)

@@ -110,6 +110,53 @@ def test_the_teacher_s_run_reaches_the_follower_s_chart(room_store, new_app):
     assert replay["frames"] and replay["frames"][-1]["name"] == str(run.view()[0][-1].iteration)
 
 
+def _runs_end_before_their_page_draws(monkeypatch) -> None:
+    """Every run Train starts has ended when its page's script draws it (a short run at max speed on a busy
+    server): the run's own start, then a wait for its end, inside Train's callback."""
+    from studio.runner import LiveRun
+
+    start = LiveRun.start
+
+    def start_and_end(run):
+        start(run)
+        run.join(30)
+        return run
+
+    monkeypatch.setattr(LiveRun, "start", start_and_end)
+
+
+@pytest.mark.parametrize("page, lesson, steps", [("pages/logistic.py", "logistic", "lr_iters"),
+                                                 ("pages/two_layer.py", "two_layer", "tl_steps"),
+                                                 ("pages/optimizers.py", "optimizers", "op_steps")])
+def test_a_teacher_s_run_that_ends_before_its_page_draws_it_reaches_the_class(room_store, new_app, monkeypatch,
+                                                                               page, lesson, steps):
+    _runs_end_before_their_page_draws(monkeypatch)
+    teacher = new_app()
+    teacher.switch_page(page).run()
+    teacher.number_input(key=steps).set_value(30).run()
+    teacher.button(key=f"{lesson}_train").click().run()  # trained before the class began: not the class's run
+    teacher.sidebar.button(key="room_start").click().run()
+    code, _ = teacher.session_state["room_teacher"]
+    time.sleep(relay.LOOK_EVERY * 2)
+    assert relay.newest(code) is None and room_store.room(code).run_id in ("", None)
+
+    student = _student(new_app, code)
+    teacher.button(key=f"{lesson}_train").click().run()
+    run = teacher.session_state[f"{lesson}_run"]
+    assert run.status == "done" and not teacher.exception  # it ended in Train's callback, before the page drew
+    deadline = time.monotonic() + 20
+    while relay.teacher_run(code, lesson) is None:
+        assert time.monotonic() < deadline, "the teacher's run that ended before it was drawn never reached the class"
+        time.sleep(0.05)
+    got = relay.newest(code)
+    assert got[0] == lesson and got[1]["run"] == run.run_id and got[1]["status"] == "done"
+    assert room_store.room(code).run_id == run.run_id
+    student.run()
+    assert not student.exception
+    replays = [e for e in student.get("plotly_chart") if f"{lesson}_follow_replay" in e.proto.id]
+    assert replays, "the follower's page has no replay of the teacher's run"
+
+
 def test_the_relay_answers_as_the_live_feed_does(room_store, new_app):
     teacher, (code, key) = _teacher(new_app)
     path = f"/api/class/{code}/live"
