@@ -161,8 +161,8 @@ TRAIL_INIT_JS = """(() => {
 
 class Trail:
     """What one tab did, for the report of a test that fails (``save_pages``): its presses and clicks and what each
-    landed on, its script's runs, and each rerun it asked the server for (the button or component that asked, or
-    the widgets that changed, and whether for the whole page or a fragment), with the time on this machine's clock
+    landed on, its script's runs, and each rerun it asked the server for (the button or component that asked, if
+    one did, and whether for the whole page or a fragment), with the time on this machine's clock
     to set beside the server's log. A click that a loaded machine lost shows as a click with no rerun after it."""
 
     KEPT = 60  # the latest lines
