@@ -14,7 +14,17 @@ import threading
 import time
 from collections.abc import Callable
 
-_local = threading.local()
+
+class _Bound(threading.local):
+    """What the calling thread bound: ``None`` until it binds something. Class attributes as the defaults, so
+    that an unbound look costs an attribute read, not the ``AttributeError`` that ``getattr(local, name,
+    None)`` raises and catches: ``checkpoint`` runs three times a step, and that was 2 µs of a 400 µs step."""
+
+    event: threading.Event | None = None
+    busy: Callable[[], bool] | None = None
+
+
+_local = _Bound()
 
 
 class Stopped(Exception):
@@ -34,10 +44,10 @@ def give_way_while(busy: Callable[[], bool] | None) -> None:
 
 
 def checkpoint() -> None:
-    event = getattr(_local, "event", None)
+    event = _local.event
     if event is not None and event.is_set():
         raise Stopped
-    busy = getattr(_local, "busy", None)
+    busy = _local.busy
     if busy is not None:
         while busy():
             time.sleep(GIVE_WAY)

@@ -136,7 +136,7 @@ class LossAndNorms:
     Squared norms as BLAS dot products: a third of the cost of ``Tensor.norm`` here. The flat views are made
     once: the update and the zeroing change the weights and their gradients in place, so each view keeps
     reading its own tensor (a gradient autograd replaces gets a new view). On the CPU the views are NumPy
-    arrays over the tensors' memory: ``numpy.dot`` is the same BLAS call without PyTorch's dispatch, which was
+    arrays over the tensors' memory: ``numpy.vdot`` is the same BLAS call without PyTorch's dispatch, which was
     most of the cost (about 45 µs a step against 15, on the tutorial's sizes). On an accelerator the numbers
     come back in one host sync.
     """
@@ -156,15 +156,15 @@ class LossAndNorms:
             if w.grad is not self.grads[i]:
                 self.grads[i] = w.grad
                 self.flat[2 + i] = self._view(w.grad)
-        if self.on_host:
-            with numpy.errstate(over="ignore", invalid="ignore"):  # a diverging run's inf and nan are its data
-                return [loss.item(), *(math.sqrt(float(v.dot(v))) for v in self.flat)]
+        if self.on_host:  # vdot: the same BLAS call as dot, and no warning for a diverging run's inf (its data),
+            # so no numpy.errstate around it (a context manager each step, 0.8 µs)
+            return [loss.item(), *(math.sqrt(float(numpy.vdot(v, v))) for v in self.flat)]
         squares = torch.stack([loss.detach(), *(torch.dot(v, v) for v in self.flat)]).tolist()
         return [squares[0], *(math.sqrt(s) for s in squares[1:])]
 
 
 def _snapshot(step: int, stats: list[float], lr: float, first: list[float]) -> TwoLayerSnapshot:
-    if all(math.isfinite(v) for v in stats):
+    if all(map(math.isfinite, stats)):
         return TwoLayerSnapshot(step, *stats)
     loss = stats[0]
     what = (f"the loss grew to {loss:.3g} and the gradients overflowed" if math.isfinite(loss)

@@ -4,8 +4,8 @@ Runs alternate bare/engine in one process, in pairs, and the median of the per-p
 printed per trainer (with the ratio of the fastest runs beside it). The engine records a snapshot
 every step, while the bare loops read a number only now and then, as the tutorials print: the ratio
 includes what the snapshots compute (for the two-layer net, four norms of up to 100,000 numbers each
-step, about 6% of a step). bench/playground_cost.py compares against hand loops that compute the
-same numbers every step (goal <= 1.05 there).
+step: about 4.5% of a step on this project's 2-core AMD EPYC machine). bench/playground_cost.py compares
+against hand loops that compute the same numbers every step (goal <= 1.05 there).
 
 ``--against DIR`` also times another checkout's engine (an older commit, say, from ``git worktree add
 /tmp/before HEAD~5``) in the same rounds, loaded beside this one under another name, and prints both

@@ -3,6 +3,7 @@
 import subprocess
 import sys
 import threading
+import warnings
 
 import pytest
 import torch
@@ -148,7 +149,9 @@ def test_the_engine_leaves_the_global_rng_alone():
 
 
 def test_divergence_ends_the_stream_with_a_clear_message():
-    snaps = list(train_two_layer(TwoLayerConfig(learning_rate=1e-3)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a diverging run's inf and nan are its data, not a warning on the console
+        snaps = list(train_two_layer(TwoLayerConfig(learning_rate=1e-3)))
     last = snaps[-1]
     assert last.diverged and all(not s.diverged for s in snaps[:-1])
     assert f"step {last.step}" in last.message and "learning rate" in last.message
