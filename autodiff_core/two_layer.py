@@ -152,13 +152,15 @@ class LossAndNorms:
         return flat.numpy() if self.on_host else flat
 
     def __call__(self, loss: torch.Tensor) -> list[float]:
-        for i, w in enumerate(self.weights):
-            if w.grad is not self.grads[i]:
-                self.grads[i] = w.grad
-                self.flat[2 + i] = self._view(w.grad)
+        w1, w2 = self.weights
+        if w1.grad is not self.grads[0] or w2.grad is not self.grads[1]:  # the first step's, or replaced since
+            self.grads = [w1.grad, w2.grad]
+            self.flat[2:] = [self._view(g) for g in self.grads]
         if self.on_host:  # vdot: the same BLAS call as dot, and no warning for a diverging run's inf (its data),
             # so no numpy.errstate around it (a context manager each step, 0.8 µs)
-            return [loss.item(), *(math.sqrt(float(numpy.vdot(v, v))) for v in self.flat)]
+            a, b, c, d = self.flat
+            vdot, sqrt = numpy.vdot, math.sqrt
+            return [loss.item(), sqrt(vdot(a, a)), sqrt(vdot(b, b)), sqrt(vdot(c, c)), sqrt(vdot(d, d))]
         squares = torch.stack([loss.detach(), *(torch.dot(v, v) for v in self.flat)]).tolist()
         return [squares[0], *(math.sqrt(s) for s in squares[1:])]
 
