@@ -36,7 +36,6 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -45,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+from studio.serve import healthy  # noqa: E402
 from testkit.browser import ARTIFACTS, compile_app, free_port, launch, wait_idle  # noqa: E402
 
 HOME_READY = "Open lesson 1"  # the home page's last link: its script run has drawn the page
@@ -103,9 +103,6 @@ TAB_SWITCH_JS = """(name) => new Promise((resolve) => {
 })"""
 
 
-def healthy(url: str) -> bool:
-    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-        return r.status == 200
 
 
 def listening(port: int) -> bool:

@@ -18,6 +18,7 @@ its students' next request goes to another worker. Ctrl+C (or SIGTERM) stops eve
 from __future__ import annotations
 
 import argparse
+import http.client
 import os
 import shutil
 import signal
@@ -101,10 +102,13 @@ def worker_command(port: int, address: str = "127.0.0.1") -> list[str]:
 
 
 def healthy(url: str) -> bool:
+    """Whether the server at ``url`` answers its health check. Anything else is "not yet", an answer that is not
+    HTTP included: a look at a port where nothing listens yet can connect to itself (the kernel may give the asking
+    socket that very port) and read back its own request, "GET /_stcore/health HTTP/1.1", as the status line."""
     try:
         with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
             return r.status == 200
-    except OSError:
+    except (OSError, http.client.HTTPException):
         return False
 
 

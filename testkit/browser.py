@@ -12,8 +12,9 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
+
+from studio.serve import healthy  # the servers' own health check (an answer that is not HTTP is "not yet")
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
@@ -71,13 +72,7 @@ def streamlit_server(port: int | None = None, root: Path = ROOT):
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
+        while not healthy(url):
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"streamlit did not start; see {log.name}")
             time.sleep(0.25)
