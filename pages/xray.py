@@ -68,9 +68,7 @@ def net_graph(net: str, backward: bool):
         f"lesson 3's logistic regression on the tutorial's {2 * c.n_per_class} points (2 features, 1 output)")
 
 
-tabs = st.tabs(["Graph", "ctx inspector", "Gradcheck lab", "zero_grad()", "Manual SGD", "Custom vs built-in"])
-
-with tabs[0]:
+def graph_tab() -> None:
     c1, c2 = st.columns([2, 1])
     net = widget("xr_net", c1, horizontal=True)
     backward = widget("xr_backward", c2)
@@ -90,7 +88,8 @@ with tabs[0]:
     st.graphviz_chart(to_dot(graph, key="tl" if net == "Two-layer net" else "lr", **presenter.dot_options()))
     graph_words(graph)
 
-with tabs[1]:
+
+def ctx_tab() -> None:
     st.caption(f"One forward and backward of MyReLU in {settings.dtype} (the sidebar's dtype), step by step; "
                "the classic form and the modern form agree.")
     traces = xray_runs.ctx_traces(settings.dtype)
@@ -110,7 +109,8 @@ with tabs[1]:
     c1.code(inspect.getsource(MyReLU), language="python", wrap_lines=True)
     c2.code(inspect.getsource(MyReLUModern), language="python", wrap_lines=True)
 
-with tabs[2]:
+
+def gradcheck_tab() -> None:
     st.caption("gradcheck compares your backward (analytical Jacobian) with finite differences of forward "
                "(numerical Jacobian). Put a point at 0 to see why the kink misleads it, or switch to float32.")
     c1, c2, c3 = st.columns([3, 3, 1])
@@ -125,7 +125,8 @@ with tabs[2]:
         st.caption(f"gradgradcheck (double backward): {'passed' if report.gradgrad_passed else 'failed'}.")
         plot_panels(panels, key="xr_jacobians")
 
-with tabs[3]:
+
+def zero_grad_tab() -> None:
     st.caption("The tutorial's logistic regression with and without `optimizer.zero_grad()`, same data, same start. "
                "`backward()` *adds* into `.grad`, so without zeroing, every step's gradient piles onto all the "
                "earlier ones and the weights grow many times larger.")
@@ -135,7 +136,8 @@ with tabs[3]:
     plot_panels(kept(xray_runs.zero_grad_panels, config, "runs"), key="xr_zero_grad")
     st.markdown(zero_grad_verdict(right[-1], forgot[-1]))
 
-with tabs[4]:
+
+def sgd_tab() -> None:
     st.caption("The same logistic run updated by hand (a momentum buffer we keep ourselves) and by "
                "`torch.optim.SGD`: the steps are identical.")
     config = xray_runs.sgd_config(settings.device, settings.dtype)
@@ -148,7 +150,8 @@ with tabs[4]:
     plot_panels(kept(xray_runs.sgd_panels, config, "runs"), key="xr_sgd")
     st.code(inspect.getsource(manual_vs_optim_sgd), language="python", wrap_lines=True)
 
-with tabs[5]:
+
+def relu_tab() -> None:
     st.caption("The two-layer net trained with MyReLU and with torch.relu from the same start. Their backwards "
                "differ only where a pre-activation is exactly 0: MyReLU zeroes where input < 0, so it lets the "
                "gradient through at 0, while torch.relu's slope at 0 is 0.")
@@ -162,3 +165,13 @@ with tabs[5]:
         st.info(f"In {settings.dtype}, a pre-activation was exactly 0.0 at step {hits[0] if hits else '?'}; the "
                 f"gradients first differ at step {first_diff}, and the runs part from there. Try float64.")
     plot_panels(kept(xray_runs.relu_panels, config, "nets"), key="xr_relu")
+
+
+TABS = ("Graph", "ctx inspector", "Gradcheck lab", "zero_grad()", "Manual SGD", "Custom vs built-in")
+tabs = st.tabs(TABS, key="xr_tab", on_change="rerun")
+# Only the open tab is drawn (``on_change="rerun"``: a switch reruns the page): a first visit draws the graph alone, and
+# a browser renders one tab's charts, tables and code, not six tabs' (lesson 4's first visit, bench/startup.py).
+for tab, draw in zip(tabs, (graph_tab, ctx_tab, gradcheck_tab, zero_grad_tab, sgd_tab, relu_tab), strict=True):
+    if tab.open is not False:
+        with tab:
+            draw()

@@ -9,10 +9,11 @@ Two background threads, each started at most once per process:
 * ``warm_up()``, from the script once the first page has been drawn. In a server it imports pandas (Streamlit's
   check of a component's data for a dataframe imports it on a lesson's first visit) and computes lesson 4's
   comparison runs and panels at the default settings (``studio.xray_runs``), which made that lesson's first
-  visit the slowest page, at once: each part begins when no page's script runs, and between steps the runs
-  give way to any page's script run, unless that page waits for them (``giving_way``). Before them it makes a
-  first ``torch.optim`` optimizer, which imports ``torch._dynamo`` (about 800 modules, over a second holding the
-  GIL) that lesson 4's first run and the first Train click would otherwise pay. Then, after a lull of
+  visit the slowest page (now its tabs', each drawn when it is opened), at once: each part begins when no page's
+  script runs, and between steps the runs give way to any page's script run, unless that page waits for them
+  (``giving_way``). Before them it makes a first ``torch.optim`` optimizer, which imports ``torch._dynamo``
+  (about 800 modules, over a second holding the GIL) that lesson 4's first run and the first Train click would
+  otherwise pay. Then, after a lull of
   ``QUIET_TRAINERS`` seconds without a script run (``wait_quiet``; 20 s at most), it starts the trainer
   processes, whose own torch import takes a core for over a second from the pages; the first run that wants
   one starts them sooner (``studio.trainers``). Outside a server (a test's AppTest) it makes that first

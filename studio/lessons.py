@@ -52,6 +52,9 @@ class Lesson:
     settings: tuple[Setting, ...] = ()
     presets: Mapping[str, Mapping] = field(default_factory=dict)  # name -> the settings it changes
     legacy: tuple[Legacy, ...] = ()  # parameters of older links, folded into today's settings
+    # what a preset, picked or in a link, also sets: the part of the page it is about comes into view (lesson 4's
+    # presets are all the Gradcheck lab's, and its tabs draw only the open one)
+    preset_opens: Mapping[str, object] = field(default_factory=dict)
     config: type | None = None  # a run's frozen config: its fields are a run file's settings
     snapshot: type | None = None  # a run's recorded state: a run file's states
     run_figures: RunFigures | None = None  # how a finished run, a loaded run file and earlier runs' ghosts draw
@@ -255,6 +258,7 @@ register(Lesson(
         "A point at the kink": {"xr_fn": "ReLU", "xr_points": "-1, 0, 1"},
         "float32 fools gradcheck": {"xr_fn": "ReLU", "xr_float64": False},
     },
+    preset_opens={"xr_tab": "Gradcheck lab"},
 ))
 
 register(Lesson(

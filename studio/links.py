@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -234,11 +234,11 @@ def _notes_key(lesson: str) -> str:
 
 def bind(lesson: str, settings: list[Setting], presets: dict[str, dict] | None = None,
          legacy: tuple[Legacy, ...] = (), shared: tuple[list[str], Callable[[], None]] = ([], lambda: None),
-         foreign: Collection[str] = ()) -> None:
+         foreign: Collection[str] = (), opens: Mapping[str, Any] | None = None) -> None:
     """Read the URL once per session for this lesson, then keep the address bar in step with the widgets.
     Draws a warning for each parameter of the link that fell back, after ``shared``'s (notes the page shows for
     the sidebar, and how to dismiss them). ``foreign``: parameters that are not this lesson's (other lessons'
-    settings): the address bar drops them."""
+    settings): the address bar drops them. ``opens``: what a preset in the link also sets (``Lesson.preset_opens``)."""
     ss = st.session_state
     init_state({s.key: s.default for s in settings})
     if f"_links_read_{lesson}" not in ss:
@@ -247,6 +247,9 @@ def bind(lesson: str, settings: list[Setting], presets: dict[str, dict] | None =
         found, notes = read_params(settings, params, presets, legacy)
         for key, value in found.items():
             ss[key] = value
+        named = params.get(PRESET_PARAM)
+        if opens and presets and named and preset_by_slug(presets, named[-1]) is not None:
+            ss.update(opens)
         ss[_notes_key(lesson)] = notes
     notes = ss.get(_notes_key(lesson), [])
     shared, dismiss_shared = shared
@@ -292,22 +295,26 @@ def set_params(wanted: dict[str, str], drop: Collection[str] = ()) -> None:
         st.query_params.from_dict(new)
 
 
-def preset_picker(lesson: str, settings: list[Setting], presets: dict[str, dict], *, fold: str | None = None) -> None:
-    """The Preset box; ``fold``: the key of the expander that holds it, closed once a preset is chosen."""
+def preset_picker(lesson: str, settings: list[Setting], presets: dict[str, dict], *, fold: str | None = None,
+                  opens: Mapping[str, Any] | None = None) -> None:
+    """The Preset box; ``fold``: the key of the expander that holds it, closed once a preset is chosen; ``opens``:
+    what a chosen preset also sets (``Lesson.preset_opens``)."""
     key = f"{lesson}_preset"
     st.session_state[key] = matching_preset(settings, presets, current_values(settings))
     st.selectbox("Preset", list(presets), key=key, placeholder="Your own settings",
                  **{"index": None, **drawn_at("selectbox", key, options=list(presets))},
-                 on_change=_apply_preset, args=(key, settings, presets, fold),
+                 on_change=_apply_preset, args=(key, settings, presets, fold, opens),
                  help="Named settings a teacher can pick and share: the address bar then holds them all.")
 
 
-def _apply_preset(key: str, settings: list[Setting], presets: dict[str, dict], fold: str | None) -> None:
+def _apply_preset(key: str, settings: list[Setting], presets: dict[str, dict], fold: str | None,
+                  opens: Mapping[str, Any] | None = None) -> None:
     name = st.session_state[key]
     if name is not None:
         kept = {s.key for s in settings if not s.preset}
         for k, value in preset_values(settings, presets[name]).items():
             if k not in kept:
                 st.session_state[k] = value
+        st.session_state.update(opens or {})
         if fold is not None:
             st.session_state[fold] = False

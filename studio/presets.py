@@ -24,7 +24,8 @@ def bind_lesson(key: str) -> None:
     setting starts at its declared default), and the address bar follows them."""
     lesson = _lesson(key)
     # in the presenter view, the sidebar's notes show here too: its warnings are not seen
-    links.bind(key, list(lesson.settings), lesson.presets, lesson.legacy, shared=take_notes(), foreign=foreign(key))
+    links.bind(key, list(lesson.settings), lesson.presets, lesson.legacy, shared=take_notes(), foreign=foreign(key),
+               opens=lesson.preset_opens)
     follow_bar(key)  # in a class: following the teacher here, or working alone
     for setting in lesson.settings:
         if isinstance(setting, ActivationSetting):  # a Function the link carries waits for consent
@@ -41,7 +42,7 @@ def foreign(key: str) -> frozenset[str]:
 
 def preset_picker(key: str, *, fold: str | None = None) -> None:
     lesson = _lesson(key)
-    links.preset_picker(key, list(lesson.settings), lesson.presets, fold=fold)
+    links.preset_picker(key, list(lesson.settings), lesson.presets, fold=fold, opens=lesson.preset_opens)
 
 
 def sync_url(key: str) -> None:

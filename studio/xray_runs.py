@@ -1,7 +1,8 @@
 """Lesson 4's three comparison runs, computed once per config and process, and ready before anyone asks.
 
 Each takes a few tenths of a second (two logistic runs of 1,000 iterations, two two-layer runs of 200 steps);
-together they made lesson 4's first visit the slowest page of all. They depend on the config alone, so a
+together they made lesson 4's first visit the slowest page of all, and each is what opening its tab waits for now
+that the page draws only its open tab. They depend on the config alone, so a
 process keeps the last few (``functools.lru_cache``: the snapshots are frozen, shared read-only), and the
 server computes the ones the page's defaults ask for in the background after the first page (``warm``). One
 computes at a time: a page that asks for a run the warm-up is computing waits for it, rather than computing

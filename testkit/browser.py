@@ -235,6 +235,23 @@ def open_expander(page, title: str) -> None:
     page.wait_for_function(EXPANDER_OPEN, arg=title, timeout=30_000)
 
 
+TAB_DRAWN = """(name) => {
+  const tab = [...document.querySelectorAll('[role=tab]')].find((t) => t.innerText.trim() === name);
+  const panel = tab && document.getElementById(tab.getAttribute('aria-controls'));
+  const app = document.querySelector('[data-testid=stApp]');
+  return !!panel && tab.getAttribute('aria-selected') === 'true' && panel.offsetHeight > 0
+    && panel.innerText.trim().length > 0 && app && app.dataset.testScriptState === 'notRunning';
+}"""
+
+
+def open_tab(page, name: str) -> None:
+    """Open the tab ``name`` as a student does, and wait for what it draws: lesson 4 draws only its open tab, so a
+    click reruns the page for it; done once the tab is selected, its panel shows something, and the run is over."""
+    page.get_by_role("tab", name=name, exact=True).click()
+    wait_idle(page)
+    page.wait_for_function(TAB_DRAWN, arg=name, timeout=60_000)
+
+
 def set_number(page, label: str, value) -> None:
     """Type into a number input the way a student does (select, type, Enter)."""
     box = page.get_by_label(label, exact=True)

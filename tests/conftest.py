@@ -116,6 +116,14 @@ def wait_for_run(at: AppTest, lesson: str, timeout: float = 60.0):
     raise AssertionError(f"{lesson} run did not finish within {timeout} s")
 
 
+def open_tab(at: AppTest, tab: str) -> AppTest:
+    """Switch lesson 4 to ``tab``, as a click on it does: the page reruns with that tab open, and draws it alone."""
+    at.session_state["xr_tab"] = tab
+    at.run()
+    assert [t.label for t in at.tabs if t.children] == [tab], [e.value for e in at.exception]
+    return at
+
+
 def feed_get(path: str) -> tuple[int, dict]:
     """Ask the live feed for ``path`` as the server's router does; returns (status, decoded body)."""
     from studio.feed import ROUTES, live

@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from testkit.browser import ROOT, open_page, wait_idle
+from testkit.browser import ROOT, open_page, open_tab, wait_idle
 
 pytestmark = pytest.mark.browser
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -62,7 +62,7 @@ def test_no_page_breaks_a_wcag_rule(server, browser, axe_path, view):
             settled(page)
         for tab in XRAY_TABS if path == "xray" else (None,):
             if tab:
-                page.get_by_role("tab", name=tab).click()
+                open_tab(page, tab)
                 settled(page)
             if bad := violations(page):
                 found[f"{path or 'home'}{f' ({tab})' if tab else ''}"] = bad

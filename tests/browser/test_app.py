@@ -14,6 +14,7 @@ from testkit.browser import (
     exception_boxes,
     finished_caption,
     open_page,
+    open_tab,
     painted_rate,
     plot_data,
     sample_live,
@@ -200,7 +201,7 @@ def test_xray_lesson(server, context):
     page.locator('[data-testid="stGraphVizChart"] svg').first.wait_for(timeout=30_000)
     graph = page.locator('[data-testid="stGraphVizChart"] svg').first.text_content()
     assert "MyReLUBackward" in graph and "w1" in graph
-    page.get_by_role("tab", name="Gradcheck lab").click()
+    open_tab(page, "Gradcheck lab")
     assert page.get_by_text("gradcheck failed").first.is_visible()
     assert page.get_by_text("The bug:").first.is_visible()
     page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length > 0")

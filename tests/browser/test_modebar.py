@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from autodiff_core.grading.challenges import CHALLENGES
-from testkit.browser import open_page, play_then_pause, set_speed, wait_idle
+from testkit.browser import open_page, open_tab, play_then_pause, set_speed, wait_idle
 
 pytestmark = pytest.mark.browser
 SIZES = [(1280, 720), (390, 844)]
@@ -63,7 +63,7 @@ def test_no_chart_text_touches_the_toolbar(server, browser, width, height):
     check(page, "lesson 1", found, 2)
     page = open_page(context, f"{server}/xray")
     for tab, least in zip(XRAY_TABS, (0, 0, 2, 3, 2, 2), strict=True):
-        page.get_by_role("tab", name=tab).click()
+        open_tab(page, tab)
         check(page, f"lesson 4, {tab}", found, least)
     page = open_page(context, f"{server}/logistic")
     finish(page)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from testkit.browser import open_page, slow_step, wait_idle
+from testkit.browser import open_page, open_tab, slow_step, wait_idle
 
 pytestmark = pytest.mark.browser
 PRESENTER = 18  # px: the smallest text the presenter view draws (PRESENT_FONT, the charts' ticks)
@@ -43,8 +43,7 @@ def test_lesson4_tabs_settings_and_ctx_tables(server, presenter):
     sizes = {tab: text_size(page, tab, page.get_by_role("tab", name=tab)) for tab in tabs}
     sizes["Settings and presets"] = text_size(page, "Settings and presets")
     assert min(sizes.values()) >= PRESENTER, sizes
-    page.get_by_role("tab", name="ctx inspector").click()
-    wait_idle(page)
+    open_tab(page, "ctx inspector")
     page.locator('[data-testid="stTable"]').nth(1).wait_for()
     tables = page.evaluate(TABLES)
     assert tables["tables"] == 2 and tables["grids"] == 0 and tables["smallest"] >= PRESENTER, tables

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from testkit.browser import ARTIFACTS, exception_boxes, launch, streamlit_server, wait_idle
+from testkit.browser import ARTIFACTS, exception_boxes, launch, open_tab, streamlit_server, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -89,9 +89,10 @@ def test_every_xray_tab_draws_and_the_ctx_tables_fit(browser_and_url, size):
         tabs = page.get_by_role("tab")
         assert tabs.count() == 6
         for i in range(tabs.count()):
-            tabs.nth(i).click()
-            page.wait_for_timeout(600)
-            name = tabs.nth(i).inner_text().strip().lower().replace(" ", "-").replace("()", "")
+            label = tabs.nth(i).inner_text().strip()
+            open_tab(page, label)
+            page.wait_for_timeout(600)  # charts and tables finish their layout
+            name = label.lower().replace(" ", "-").replace("()", "")
             if name == "ctx-inspector" and size == (1280, 720):
                 overflow = page.evaluate(TABLE_OVERFLOW)
                 assert len(overflow) == 2 and max(overflow) <= 1, overflow

@@ -8,6 +8,7 @@ import pytest
 
 from studio.lessons import LEGACY, SETTINGS, lessons
 from studio.links import Setting, read_params
+from tests.conftest import open_tab
 
 WIDGETS = ("number_input", "selectbox", "slider", "select_slider", "toggle", "checkbox", "text_input", "radio")
 
@@ -37,6 +38,8 @@ def test_each_widget_is_the_declared_one(app, lesson):
     at = app.switch_page(f"pages/{lesson}.py").run()
     declared = {s.key: s for s in SETTINGS[lesson]}
     drawn = {w.key: w for kind in WIDGETS for w in at.get(kind) if w.key in declared}
+    for tab in [t.label for t in at.tabs] if lesson == "xray" else []:  # lesson 4 draws only its open tab
+        drawn |= {w.key: w for kind in WIDGETS for w in open_tab(at, tab).get(kind) if w.key in declared}
     # the data seed (Regenerate) and the layer widths have no widget; lesson 5's own points are drawn on the plane,
     # and its Classes slider shows for the sets that take it (tests/lessons/playground/test_classes.py)
     assert len(drawn) >= len(declared) - 2 - len(declared.keys() & {"pg_points", "pg_classes"})

@@ -64,8 +64,18 @@ def test_lesson1_presets(new_app, name, outcome):
     ("A point at the kink", False), ("float32 fools gradcheck", False)])
 def test_lesson4_presets(new_app, name, passes):
     at = open_preset(new_app, "xray", name)
+    assert [t.label for t in at.tabs if t.children] == ["Gradcheck lab"]  # the link opens the tab it is about
     passed = any(s.value.startswith("gradcheck passed") for s in at.success)
     assert passed == passes, texts(at)
+
+
+def test_a_lesson4_preset_picked_on_another_tab_opens_the_gradcheck_lab(new_app):
+    at = new_app()
+    at.switch_page("pages/xray.py").run()
+    assert [t.label for t in at.tabs if t.children] == ["Graph"]  # only the open tab is drawn
+    at.selectbox(key="xray_preset").select("gradcheck passes MyReLU").run()
+    assert [t.label for t in at.tabs if t.children] == ["Gradcheck lab"] and not at.exception
+    assert any(s.value.startswith("gradcheck passed") for s in at.success), texts(at)
 
 
 def test_lesson2_presets(new_app):

@@ -45,6 +45,7 @@ HOSTILE = [
     # the lessons' own settings (studio/presets.py), presets, the presenter view, solved challenges
     q(cf_input=f"[x](http://{EVIL}/)"), q(cf_grad_output=f"![x](http://{EVIL}/t.png)"),
     q(cf_input=f"1, <img src=http://{EVIL}/t.png>, 2"), q(xr_points=f"1, [x](http://{EVIL}/)"),
+    q(preset="A point at the kink", xr_points=f"1, [x](http://{EVIL}/)"),  # a preset opens the tab that shows it
     q(lr_lr="²", lr_n="9" * 5000, lr_iters="1e400"), q(tl_H="99999999999999999999", tl_lr="nan"),
     q(pg_lr="inf", pg_dataset=f"[x](http://{EVIL}/)", pg_layers=["1", "3", "²"]),
     q(pg_dataset="Your points", pg_points=f"1,1,[x](http://{EVIL}/);2,2,1"), q(pg_points=BIG),

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from tests.conftest import open_tab
 from tests.studio.test_pages_clean import elements
 from tests.studio.test_url_fuzz import open_app, q
 
@@ -30,17 +31,19 @@ def explained_where_first_shown(at, word: str) -> bool:
     return re.search(MEANS[word], near, re.S | re.I) is not None
 
 
-@pytest.mark.parametrize(("page", "query", "word"), [
-    ("custom_function", "", "ctx.needs_input_grad"),
-    ("xray", "", "|grad|"),
-    ("xray", "", "SumBackward0"),
-    ("xray", "", "ctx.needs_input_grad"),
-    ("xray", q(xr_net="Logistic regression"), "TBackward0"),
-    ("xray", q(xr_net="Logistic regression"), "AddmmBackward0"),
-    ("write_function", "", "ctx.needs_input_grad"),
+@pytest.mark.parametrize(("page", "query", "word", "tab"), [
+    ("custom_function", "", "ctx.needs_input_grad", None),
+    ("xray", "", "|grad|", None),
+    ("xray", "", "SumBackward0", None),
+    ("xray", "", "ctx.needs_input_grad", "ctx inspector"),  # lesson 4 draws only the open tab
+    ("xray", q(xr_net="Logistic regression"), "TBackward0", None),
+    ("xray", q(xr_net="Logistic regression"), "AddmmBackward0", None),
+    ("write_function", "", "ctx.needs_input_grad", None),
 ])
-def test_a_new_word_is_explained_where_it_first_shows(new_app, page, query, word):
+def test_a_new_word_is_explained_where_it_first_shows(new_app, page, query, word, tab):
     at = open_app(new_app, page, query)
+    if tab is not None:
+        open_tab(at, tab)
     assert not at.exception
     assert explained_where_first_shown(at, word)
 

@@ -4,6 +4,7 @@ import json
 
 from autodiff_core import TwoLayerConfig
 from autodiff_core.compare import custom_vs_builtin
+from tests.conftest import open_tab
 
 
 def panels(at, key):
@@ -12,10 +13,22 @@ def panels(at, key):
     return [json.loads(charts[name].proto.spec) for name in sorted(charts)]
 
 
-def open_xray(app):
+def open_xray(app, tab: str | None = None):
+    """Lesson 4, on ``tab`` (the first, Graph, when None): only the open tab is drawn."""
     app.switch_page("pages/xray.py").run()
+    if tab is not None:
+        open_tab(app, tab)
     assert not app.exception, [e.value for e in app.exception]
     return app
+
+
+PANEL_TABS = {"xr_jacobians": "Gradcheck lab", "xr_zero_grad": "zero_grad()", "xr_sgd": "Manual SGD",
+              "xr_relu": "Custom vs built-in"}
+
+
+def tab_panels(at, key):
+    """``panels`` of ``key``, with its tab opened first."""
+    return panels(open_tab(at, PANEL_TABS[key]), key)
 
 
 def test_graph_shows_the_custom_node_and_leaf_gradients(app):
@@ -31,14 +44,14 @@ def test_graph_shows_the_custom_node_and_leaf_gradients(app):
 
 
 def test_ctx_inspector_shows_both_forms_agree(app):
-    at = open_xray(app)
+    at = open_xray(app, "ctx inspector")
     assert any("Both forms return the same grad_input" in s.value for s in at.success)
     codes = [c.proto.code_text for c in at.get("code")]
     assert any("def setup_context" in c for c in codes) and any("class MyReLU(Function)" in c for c in codes)
 
 
 def test_gradcheck_lab_catches_a_broken_function_and_marks_mismatches(app):
-    at = open_xray(app)
+    at = open_xray(app, "Gradcheck lab")
     assert any("gradcheck failed" in e.value and "The bug:" in e.value for e in at.error)
     analytical, numerical = panels(at, "xr_jacobians")
     assert analytical["data"][0]["type"] == numerical["data"][0]["type"] == "heatmap"
@@ -46,7 +59,7 @@ def test_gradcheck_lab_catches_a_broken_function_and_marks_mismatches(app):
 
 
 def test_gradcheck_lab_kink_and_float32(app):
-    at = open_xray(app)
+    at = open_xray(app, "Gradcheck lab")
     at.selectbox(key="xr_fn").select("ReLU").run()
     assert any("gradcheck passed" in s.value for s in at.success)
     at.text_input(key="xr_points").input("0, 1").run()
@@ -58,15 +71,16 @@ def test_gradcheck_lab_kink_and_float32(app):
 
 
 def test_comparisons_render_their_findings(app):
-    at = open_xray(app)
+    at = open_xray(app, "zero_grad()")
     text = " ".join(m.value for m in at.markdown)
     assert "larger**" in text
-    assert any("identical, bit for bit" in s.value for s in at.success)
+    assert any("identical, bit for bit" in s.value for s in open_tab(at, "Manual SGD").success)
+    open_tab(at, "Custom vs built-in")
     # the step is the engine's, computed here as the page computes it (float sums differ between CPUs' kernels)
     steps = custom_vs_builtin(TwoLayerConfig(steps=200))
     first_zero = next(s.step for s in steps if s.exact_zeros)
     assert any(f"exactly 0.0 at step {first_zero};" in i.value for i in at.info), [i.value for i in at.info]
-    assert [len(panels(at, key)) for key in ("xr_zero_grad", "xr_sgd", "xr_relu")] == [3, 2, 2]
+    assert [len(tab_panels(at, key)) for key in ("xr_zero_grad", "xr_sgd", "xr_relu")] == [3, 2, 2]
 
 
 
@@ -87,7 +101,7 @@ def test_graph_caption_matches_the_picture(app):
 def test_ctx_inspector_follows_the_sidebar_dtype_and_prints_readable_numbers(app):
     for dtype in ("float32", "float64"):
         app.sidebar.radio(key="dtype").set_value(dtype).run()
-        at = open_xray(app)
+        at = open_xray(app, "ctx inspector")
         tab = at.tabs[1]
         assert dtype in tab.caption[0].value
         tables = [d.value for d in tab.dataframe]
@@ -99,7 +113,7 @@ def test_ctx_inspector_follows_the_sidebar_dtype_and_prints_readable_numbers(app
 
 
 def test_gradcheck_lab_says_when_gradcheck_misses_a_bug(app):
-    at = open_xray(app)
+    at = open_xray(app, "Gradcheck lab")
     at.selectbox(key="xr_fn").select("BROKEN ReLU: mask from grad_output").run()
     at.text_input(key="xr_points").input("0.5, 1, 2").run()
     assert any("this backward is wrong" in w.value and "one-hot" in w.value for w in at.warning)
@@ -113,16 +127,16 @@ def test_comparison_charts_title_every_axis_and_name_the_buffers(app):
     shared by its row so the plots line up."""
     at = open_xray(app)
     for key in ("xr_zero_grad", "xr_sgd", "xr_relu", "xr_jacobians"):
-        row = panels(at, key)
+        row = tab_panels(at, key)
         assert len(row) >= 2 and len({p["layout"]["height"] for p in row}) == 1, key
         for p in row:
             layout = p["layout"]
             assert layout["xaxis"]["title"]["text"] and layout["title"]["text"], key
             assert layout["font"]["size"] == 16
-    assert [p["layout"]["xaxis"]["title"]["text"] for p in panels(at, "xr_zero_grad")[1:]] == ["iteration"] * 2
-    assert [p["layout"]["xaxis"]["title"]["text"] for p in panels(at, "xr_sgd")] == ["iteration"] * 2
-    assert [p["layout"]["xaxis"]["title"]["text"] for p in panels(at, "xr_relu")] == ["step"] * 2
-    buffers = [t for t in panels(at, "xr_sgd")[1]["data"] if (t.get("name") or "").endswith(" buffer")]
+    assert [p["layout"]["xaxis"]["title"]["text"] for p in tab_panels(at, "xr_zero_grad")[1:]] == ["iteration"] * 2
+    assert [p["layout"]["xaxis"]["title"]["text"] for p in tab_panels(at, "xr_sgd")] == ["iteration"] * 2
+    assert [p["layout"]["xaxis"]["title"]["text"] for p in tab_panels(at, "xr_relu")] == ["step"] * 2
+    buffers = [t for t in tab_panels(at, "xr_sgd")[1]["data"] if (t.get("name") or "").endswith(" buffer")]
     assert len(buffers) == 3 and all(t.get("showlegend") is not False for t in buffers)
 
 
@@ -132,7 +146,7 @@ def test_forgetting_zero_grad_is_never_shown_as_an_improvement(app):
     from autodiff_core import LogisticConfig
     from autodiff_core.compare import zero_grad_comparison
 
-    at = open_xray(app)
+    at = open_xray(app, "zero_grad()")
     right, forgot = zero_grad_comparison(LogisticConfig(mean=1.0, record_every=1))
     assert forgot[-1].loss > 10 * right[-1].loss  # the case shown first really is worse without zero_grad
     text = " ".join(m.value for m in at.markdown)
