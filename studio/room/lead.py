@@ -77,8 +77,10 @@ def was_trained(run) -> bool:
 def relay_run(run, publish: Callable[[], object] | None = None) -> None:
     """On a teacher's page whose live chart publishes ``run``: relay it to the class, once per run. ``publish``:
     for a run the page has not published (it ended before its live chart was drawn), publishes it first."""
-    held = panel.teaching_safely()
-    if held is None or st.session_state.get(_MIRRORED) == run.run_id:
+    if st.session_state.get(_MIRRORED) == run.run_id:  # first: a finished view asks on every rerun of its page
+        return
+    held = panel.teaching_safely()  # reads the class store
+    if held is None:
         return
     st.session_state[_MIRRORED] = run.run_id
     if publish is not None:
